@@ -1,0 +1,70 @@
+# code-wasm: build, test tiers, benchmarks and the playground.
+# `make run` and `make test` are the two commands a newcomer needs; every
+# other target is what they are made of.
+
+SHELL := /bin/bash
+GO ?= go
+GOROOT := $(shell $(GO) env GOROOT)
+export GONOSUMDB := github.com/syumai,github.com/fastschema,github.com/hack-pad
+export GOFLAGS := -buildvcs=false
+
+WASM := npm/dist/code.wasm
+WASM_EXEC := npm/src/wasm_exec.js
+GO_SOURCES := $(shell find . -name '*.go' -not -path './node_modules/*' -not -path './.git/*') go.mod go.sum
+NODE_DEPS := node_modules/.installed
+# Go packages whose tests also run under GOOS=js GOARCH=wasm in Node.
+WASM_TEST_PKGS := ./workspace/... ./internal/... ./kernel/... ./tools/...
+
+.PHONY: build test run bench clean deps debs test-go test-vet test-wasm test-npm
+
+build: $(WASM) $(WASM_EXEC)
+
+$(WASM): $(GO_SOURCES)
+	@mkdir -p $(dir $@)
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w" -o $@ ./wasm
+	@ls -l $@ | awk '{print "built " $$9 " (" $$5 " bytes)"}'
+
+$(WASM_EXEC): $(GOROOT)/lib/wasm/wasm_exec.js
+	cp $< $@
+
+# What the tests need beyond Go and Node: Debian's chromium and ripgrep
+# (installed with apt-get when missing and running as root), and the Node
+# tooling (playwright-core, workerd, wrangler, vite) from package-lock.json.
+DEBS := chromium:chromium rg:ripgrep
+deps: $(NODE_DEPS) debs
+debs:
+	@missing=""; for d in $(DEBS); do cmd=$${d%%:*}; pkg=$${d##*:}; command -v $$cmd >/dev/null || missing="$$missing $$pkg"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then echo "installing Debian packages:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	  else echo "missing Debian packages:$$missing (run: sudo apt-get install$$missing)"; exit 1; fi; \
+	fi
+$(NODE_DEPS): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+test: deps test-vet test-go test-wasm test-npm
+	@echo "make test: every tier passed"
+
+test-vet:
+	$(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+
+test-go:
+	$(GO) test -race -count=1 ./...
+
+test-wasm:
+	PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 $(WASM_TEST_PKGS)
+
+test-npm: build
+	node npm/test/run-packed.mjs
+
+run: build
+	node web/serve.mjs --port 8080
+
+bench: build
+	node bench/run.mjs
+
+clean:
+	rm -rf $(WASM) $(WASM_EXEC) build .cache

@@ -1,0 +1,237 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/a3s-lab/code-wasm/kernel"
+	"github.com/a3s-lab/code-wasm/tools"
+	"github.com/a3s-lab/code-wasm/workspace"
+	"github.com/a3s-lab/code-wasm/workspace/memfs"
+)
+
+// Options configure a Session. The zero value gives a session over an
+// empty in-memory workspace with default governance.
+type Options struct {
+	// Workspace the tools act on; nil means a new empty memory workspace.
+	Workspace *workspace.Workspace
+	// Governance is the kernel policy (timeouts, permission, hooks, ...).
+	Governance kernel.Governance
+	// Tools are host-registered tools; they may not shadow built-ins.
+	Tools []kernel.Tool
+}
+
+// Session is the portable type users hold: a workspace, its tool surface,
+// one invocation kernel and an event stream. Safe for concurrent use.
+type Session struct {
+	ws  *workspace.Workspace
+	reg *kernel.Registry
+	k   *kernel.Kernel
+	bus *Bus
+
+	closeOnce sync.Once
+}
+
+// New builds a session. It validates the options once.
+func New(opts Options) (*Session, error) {
+	ws := opts.Workspace
+	if ws == nil {
+		var err error
+		if ws, err = workspace.New(memfs.New()); err != nil {
+			return nil, err
+		}
+	}
+	reg := kernel.NewRegistry()
+	for _, t := range tools.Builtins(ws) {
+		if err := reg.RegisterBuiltin(t); err != nil {
+			return nil, err
+		}
+	}
+	for _, t := range opts.Tools {
+		if err := reg.RegisterDynamic(t); err != nil {
+			return nil, fmt.Errorf("tools: %w", err)
+		}
+	}
+	bus := NewBus()
+	k, err := kernel.New(kernel.Config{Registry: reg, OnEvent: bus.Publish, Governance: opts.Governance})
+	if err != nil {
+		return nil, err
+	}
+	return &Session{ws: ws, reg: reg, k: k, bus: bus}, nil
+}
+
+// Workspace returns the session's workspace.
+func (s *Session) Workspace() *workspace.Workspace { return s.ws }
+
+// Kernel returns the session's invocation kernel.
+func (s *Session) Kernel() *kernel.Kernel { return s.k }
+
+// ToolNames lists the model-visible tools, sorted.
+func (s *Session) ToolNames() []string { return s.reg.Names() }
+
+// ToolDefinitions lists {name, description, parameters}, sorted by name.
+func (s *Session) ToolDefinitions() []kernel.Definition { return s.reg.Definitions() }
+
+// ActiveTools lists the invocations running now.
+func (s *Session) ActiveTools() []kernel.ActiveTool { return s.k.Active() }
+
+// Events subscribes to the event stream from now on.
+func (s *Session) Events() *Subscription { return s.bus.Subscribe() }
+
+// Tool calls a tool as a trusted host-direct call: permission policy and
+// confirmation are skipped; hooks, budget, timeouts and sanitisation apply.
+// The error is non-nil only when there is no tool result: the session is
+// closed (ErrClosed) or the tool is not registered (ErrNotRegistered).
+func (s *Session) Tool(ctx context.Context, name string, args any) (*kernel.Result, error) {
+	return s.invoke(ctx, name, args, kernel.OriginHostTrusted)
+}
+
+// GovernedTool calls a tool with the full policy: permission rules and
+// confirmation apply as to a model-selected call.
+func (s *Session) GovernedTool(ctx context.Context, name string, args any) (*kernel.Result, error) {
+	return s.invoke(ctx, name, args, kernel.OriginHostGoverned)
+}
+
+// Errors of the session API. JS maps them to Error codes.
+var (
+	ErrClosed        = kernel.ErrClosed
+	ErrNotRegistered = kernel.ErrNotRegistered
+)
+
+func (s *Session) invoke(ctx context.Context, name string, args any, origin kernel.Origin) (*kernel.Result, error) {
+	raw, err := toRaw(args)
+	if err != nil {
+		return nil, err
+	}
+	return s.k.Invoke(ctx, kernel.Request{Tool: name, Args: raw, Origin: origin})
+}
+
+func toRaw(args any) (json.RawMessage, error) {
+	switch a := args.(type) {
+	case nil:
+		return json.RawMessage(`{}`), nil
+	case json.RawMessage:
+		return a, nil
+	case []byte:
+		return json.RawMessage(a), nil
+	default:
+		b, err := json.Marshal(a)
+		if err != nil {
+			return nil, fmt.Errorf("arguments: %w", err)
+		}
+		return b, nil
+	}
+}
+
+// ToolError is returned by the typed helpers when the tool ran and failed.
+type ToolError struct{ Result *kernel.Result }
+
+func (e *ToolError) Error() string { return e.Result.Output }
+
+// Kind returns the structured error kind, if any.
+func (e *ToolError) Kind() *kernel.ErrorKind { return e.Result.ErrorKind }
+
+func (s *Session) text(ctx context.Context, name string, args any) (string, error) {
+	res, err := s.Tool(ctx, name, args)
+	if err != nil {
+		return "", err
+	}
+	if res.ExitCode != 0 {
+		return "", &ToolError{Result: res}
+	}
+	return res.Output, nil
+}
+
+// ReadOptions select a line range for ReadFile.
+type ReadOptions struct {
+	Offset int `json:"offset,omitempty"`
+	Limit  int `json:"limit,omitempty"`
+}
+
+// ReadFile calls `read` and returns its output (numbered lines).
+func (s *Session) ReadFile(ctx context.Context, path string, o ReadOptions) (string, error) {
+	args := map[string]any{"file_path": path}
+	if o.Offset > 0 {
+		args["offset"] = o.Offset
+	}
+	if o.Limit > 0 {
+		args["limit"] = o.Limit
+	}
+	return s.text(ctx, "read", args)
+}
+
+// WriteFile calls `write` (overwrite).
+func (s *Session) WriteFile(ctx context.Context, path, content string) (*kernel.Result, error) {
+	return s.Tool(ctx, "write", map[string]any{"file_path": path, "content": content})
+}
+
+// EditFile calls `edit`.
+func (s *Session) EditFile(ctx context.Context, path, oldString, newString string, replaceAll bool) (*kernel.Result, error) {
+	return s.Tool(ctx, "edit", map[string]any{"file_path": path, "old_string": oldString, "new_string": newString, "replace_all": replaceAll})
+}
+
+// PatchFile calls `patch` with a unified diff.
+func (s *Session) PatchFile(ctx context.Context, path, diff string) (*kernel.Result, error) {
+	return s.Tool(ctx, "patch", map[string]any{"file_path": path, "diff": diff})
+}
+
+// Ls calls `ls`; an empty path lists the root.
+func (s *Session) Ls(ctx context.Context, path string) (*kernel.Result, error) {
+	args := map[string]any{}
+	if path != "" {
+		args["path"] = path
+	}
+	return s.Tool(ctx, "ls", args)
+}
+
+// Glob calls `glob` and returns the matching paths.
+func (s *Session) Glob(ctx context.Context, pattern string) ([]string, error) {
+	res, err := s.Tool(ctx, "glob", map[string]any{"pattern": pattern, "limit": 1000})
+	if err != nil {
+		return nil, err
+	}
+	if res.ExitCode != 0 {
+		return nil, &ToolError{Result: res}
+	}
+	return GlobPaths(res), nil
+}
+
+// GlobPaths extracts the path lines of a glob result (its metadata lists
+// them when present; otherwise the non-footer output lines).
+func GlobPaths(res *kernel.Result) []string {
+	if ps, ok := res.Metadata["paths"].([]string); ok {
+		return ps
+	}
+	out := []string{}
+	for _, l := range strings.Split(res.Output, "\n") {
+		if l == "" || strings.HasPrefix(l, "No files found") || strings.Contains(l, " file(s) shown") || strings.HasPrefix(l, "(") {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// Grep calls `grep` (content mode) and returns its output.
+func (s *Session) Grep(ctx context.Context, pattern string) (string, error) {
+	return s.text(ctx, "grep", map[string]any{"pattern": pattern})
+}
+
+// Close cancels every in-flight invocation, waits for them, and ends the
+// event stream. Later calls fail with ErrClosed.
+func (s *Session) Close() {
+	s.closeOnce.Do(func() {
+		s.k.Close()
+		s.bus.Close()
+	})
+}
+
+// IsClosed reports whether Close was called.
+func (s *Session) IsClosed() bool { return s.k.Closed() }
+
+// IsNotRegistered reports whether err says the tool is not registered.
+func IsNotRegistered(err error) bool { return errors.Is(err, ErrNotRegistered) }

@@ -1,0 +1,5 @@
+package hostapi
+
+import "time"
+
+func msDuration(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }

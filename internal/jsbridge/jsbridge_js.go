@@ -1,0 +1,161 @@
+//go:build js && wasm
+
+package jsbridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"syscall/js"
+)
+
+// CodedError is an error that crosses to JS as an Error with a `code`.
+type CodedError struct {
+	Code string
+	Err  error
+}
+
+func (e *CodedError) Error() string { return e.Err.Error() }
+func (e *CodedError) Unwrap() error { return e.Err }
+
+// Coded wraps err with a JS error code.
+func Coded(code string, err error) error { return &CodedError{Code: code, Err: err} }
+
+// Codedf makes a coded error from a format.
+func Codedf(code, format string, args ...any) error {
+	return &CodedError{Code: code, Err: fmt.Errorf(format, args...)}
+}
+
+// NewError makes a JS Error with message and, if err is a *CodedError, its
+// code.
+func NewError(err error) js.Value {
+	e := js.Global().Get("Error").New(err.Error())
+	var ce *CodedError
+	if errors.As(err, &ce) {
+		e.Set("code", ce.Code)
+	} else {
+		e.Set("code", "INTERNAL")
+	}
+	return e
+}
+
+// Promise runs fn on a new goroutine and returns a JS Promise of its
+// result. The executor returns at once: a js.FuncOf callback must never
+// block on anything that needs the JS event loop. A panic in fn becomes a
+// rejection with code "PANIC", so one bad call never kills the instance.
+func Promise(fn func() (any, error)) js.Value {
+	var h js.Func
+	h = js.FuncOf(func(this js.Value, args []js.Value) any {
+		resolve, reject := args[0], args[1]
+		go func() {
+			defer func() {
+				if r := recover(); r != nil {
+					reject.Invoke(NewError(Codedf("PANIC", "internal panic: %v\n%s", r, debug.Stack())))
+				}
+			}()
+			v, err := fn()
+			if err != nil {
+				reject.Invoke(NewError(err))
+				return
+			}
+			resolve.Invoke(v)
+		}()
+		return nil
+	})
+	p := js.Global().Get("Promise").New(h)
+	h.Release() // the executor ran synchronously inside the constructor
+	return p
+}
+
+// Func wraps a synchronous Go function for JS; a panic or error is thrown
+// as a JS Error (returned as a rejected value is not possible synchronously,
+// so the JS side checks for an {error} object).
+func Func(fn func(this js.Value, args []js.Value) any) js.Func {
+	return js.FuncOf(func(this js.Value, args []js.Value) (ret any) {
+		defer func() {
+			if r := recover(); r != nil {
+				ret = map[string]any{"error": fmt.Sprint(r), "code": "PANIC"}
+			}
+		}()
+		return fn(this, args)
+	})
+}
+
+// Await waits for a JS Promise from a goroutine (never from inside a
+// js.FuncOf callback). It returns the settled value, or the rejection as
+// an error, or ctx's error if ctx ends first. The result channel is
+// buffered so a late settlement never blocks the event loop.
+func Await(ctx context.Context, p js.Value) (js.Value, error) {
+	type result struct {
+		v   js.Value
+		err error
+	}
+	ch := make(chan result, 1)
+	var onOK, onErr js.Func
+	onOK = js.FuncOf(func(this js.Value, args []js.Value) any {
+		v := js.Undefined()
+		if len(args) > 0 {
+			v = args[0]
+		}
+		ch <- result{v: v}
+		onOK.Release()
+		onErr.Release()
+		return nil
+	})
+	onErr = js.FuncOf(func(this js.Value, args []js.Value) any {
+		msg := "promise rejected"
+		if len(args) > 0 {
+			msg = JSErrorString(args[0])
+		}
+		ch <- result{err: errors.New(msg)}
+		onOK.Release()
+		onErr.Release()
+		return nil
+	})
+	js.Global().Get("Promise").Call("resolve", p).Call("then", onOK, onErr)
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		return js.Undefined(), ctx.Err()
+	}
+}
+
+// JSErrorString renders a thrown JS value as text.
+func JSErrorString(v js.Value) string {
+	if v.Type() == js.TypeObject && v.Get("message").Type() == js.TypeString {
+		return v.Get("message").String()
+	}
+	return js.Global().Get("String").Invoke(v).String()
+}
+
+// SignalContext derives a context cancelled when the AbortSignal fires.
+// A missing (undefined/null) signal gives parent unchanged. The returned
+// stop function removes the listener.
+func SignalContext(parent context.Context, signal js.Value) (context.Context, context.CancelFunc, error) {
+	if signal.IsUndefined() || signal.IsNull() {
+		ctx, cancel := context.WithCancel(parent)
+		return ctx, cancel, nil
+	}
+	if signal.Type() != js.TypeObject || signal.Get("aborted").Type() != js.TypeBoolean {
+		return nil, nil, Codedf("INVALID_OPTIONS", "signal must be an AbortSignal")
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	if signal.Get("aborted").Bool() {
+		cancel(errors.New("aborted by signal"))
+		return ctx, func() {}, nil
+	}
+	var onAbort js.Func
+	onAbort = js.FuncOf(func(this js.Value, args []js.Value) any {
+		cancel(errors.New("aborted by signal"))
+		return nil
+	})
+	signal.Call("addEventListener", "abort", onAbort)
+	stop := func() {
+		signal.Call("removeEventListener", "abort", onAbort)
+		onAbort.Release()
+		cancel(nil)
+	}
+	return ctx, stop, nil
+}

@@ -1,0 +1,125 @@
+package repocheck
+
+import (
+	"go/ast"
+	"go/build/constraint"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found")
+		}
+		dir = parent
+	}
+}
+
+func goFiles(t *testing.T, root string) []string {
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case "node_modules", ".git", "testdata", ".cache":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(p, ".go") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// A file importing syscall/js must build only for js: a _js.go name or a
+// //go:build line that requires js. Otherwise native builds and tests break.
+func TestSyscallJSHasJSConstraint(t *testing.T) {
+	root := moduleRoot(t)
+	fset := token.NewFileSet()
+	checked := 0
+	for _, p := range goFiles(t, root) {
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly|parser.ParseComments)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		imports := false
+		for _, imp := range f.Imports {
+			if imp.Path.Value == `"syscall/js"` {
+				imports = true
+			}
+		}
+		if !imports {
+			continue
+		}
+		checked++
+		base := strings.TrimSuffix(filepath.Base(p), "_test.go")
+		base = strings.TrimSuffix(base, ".go")
+		if strings.HasSuffix(base, "_js") || strings.HasSuffix(base, "_js_wasm") {
+			continue
+		}
+		if !requiresJS(f.Comments, f.Package) {
+			rel, _ := filepath.Rel(root, p)
+			t.Errorf("%s imports syscall/js without a js build constraint (add //go:build js && wasm, or name it *_js.go)", rel)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no file imports syscall/js: the check found nothing to check")
+	}
+}
+
+func requiresJS(groups []*ast.CommentGroup, pkg token.Pos) bool {
+	for _, g := range groups {
+		if g.Pos() > pkg {
+			break
+		}
+		for _, c := range g.List {
+			if !constraint.IsGoBuild(c.Text) {
+				continue
+			}
+			expr, err := constraint.Parse(c.Text)
+			if err != nil {
+				return false
+			}
+			// The constraint must be false whenever js is false.
+			return !expr.Eval(func(tag string) bool { return tag != "js" })
+		}
+	}
+	return false
+}
+
+// Every package has a doc.go saying what it is and what it is not.
+func TestEveryPackageHasDocGo(t *testing.T) {
+	root := moduleRoot(t)
+	dirs := map[string]bool{}
+	for _, p := range goFiles(t, root) {
+		dirs[filepath.Dir(p)] = true
+	}
+	for d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "doc.go")); err != nil {
+			rel, _ := filepath.Rel(root, d)
+			t.Errorf("package %s has no doc.go", rel)
+		}
+	}
+}

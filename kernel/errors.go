@@ -1,0 +1,187 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/a3s-lab/code-wasm/workspace"
+)
+
+// ErrorType is the `type` tag of a serialised ErrorKind (REFERENCE.md §3.6).
+type ErrorType string
+
+const (
+	ErrVersionConflict   ErrorType = "version_conflict"
+	ErrRemoteGitConflict ErrorType = "remote_git_conflict"
+	ErrNotFound          ErrorType = "not_found"
+	ErrInvalidArgument   ErrorType = "invalid_argument"
+	ErrHookDenied        ErrorType = "hook_denied"
+	ErrUnsupported       ErrorType = "unsupported"
+	ErrTimeout           ErrorType = "timeout"
+	ErrTransport         ErrorType = "transport"
+	ErrCancelled         ErrorType = "cancelled"
+	ErrPartialFailure    ErrorType = "partial_failure"
+	ErrRateLimited       ErrorType = "rate_limited"
+)
+
+// ErrorKind is a structured failure reason. Only the fields of its Type are
+// serialised, with a `type` tag:
+//
+//	version_conflict{path, expected, actual}   remote_git_conflict{code, message}
+//	not_found{path}                            invalid_argument{message}
+//	hook_denied{reason, retryable, retry_after_ms}
+//	unsupported{message}                       timeout{op, duration_ms}
+//	transport{op}                              cancelled{op}
+//	partial_failure{failed, total}             rate_limited{retry_after_ms}
+type ErrorKind struct {
+	Type         ErrorType
+	Path         string
+	Expected     string
+	Actual       string
+	Code         string
+	Message      string
+	Reason       string
+	Retryable    bool
+	RetryAfterMs int64
+	Op           string
+	DurationMs   int64
+	Failed       int
+	Total        int
+}
+
+// MarshalJSON writes the tagged form.
+func (k ErrorKind) MarshalJSON() ([]byte, error) {
+	m := map[string]any{"type": k.Type}
+	switch k.Type {
+	case ErrVersionConflict:
+		m["path"], m["expected"], m["actual"] = k.Path, k.Expected, k.Actual
+	case ErrRemoteGitConflict:
+		m["code"], m["message"] = k.Code, k.Message
+	case ErrNotFound:
+		m["path"] = k.Path
+	case ErrInvalidArgument, ErrUnsupported:
+		m["message"] = k.Message
+	case ErrHookDenied:
+		m["reason"], m["retryable"] = k.Reason, k.Retryable
+		if k.RetryAfterMs > 0 {
+			m["retry_after_ms"] = k.RetryAfterMs
+		} else {
+			m["retry_after_ms"] = nil
+		}
+	case ErrTimeout:
+		m["op"], m["duration_ms"] = k.Op, k.DurationMs
+	case ErrTransport, ErrCancelled:
+		m["op"] = k.Op
+	case ErrPartialFailure:
+		m["failed"], m["total"] = k.Failed, k.Total
+	case ErrRateLimited:
+		if k.RetryAfterMs > 0 {
+			m["retry_after_ms"] = k.RetryAfterMs
+		} else {
+			m["retry_after_ms"] = nil
+		}
+	}
+	return json.Marshal(m)
+}
+
+// UnmarshalJSON reads the tagged form.
+func (k *ErrorKind) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Type         ErrorType `json:"type"`
+		Path         string    `json:"path"`
+		Expected     string    `json:"expected"`
+		Actual       string    `json:"actual"`
+		Code         string    `json:"code"`
+		Message      string    `json:"message"`
+		Reason       string    `json:"reason"`
+		Retryable    bool      `json:"retryable"`
+		RetryAfterMs int64     `json:"retry_after_ms"`
+		Op           string    `json:"op"`
+		DurationMs   int64     `json:"duration_ms"`
+		Failed       int       `json:"failed"`
+		Total        int       `json:"total"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*k = ErrorKind(w)
+	return nil
+}
+
+// Error is a tool failure with a kind. Tools return it (or any error, whose
+// kind KindOf derives).
+type Error struct {
+	Kind ErrorKind
+	Msg  string
+	Err  error // optional cause
+}
+
+func (e *Error) Error() string {
+	if e.Msg != "" {
+		return e.Msg
+	}
+	if e.Err != nil {
+		return e.Err.Error()
+	}
+	return string(e.Kind.Type)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf makes an *Error of the given type; the message becomes both the
+// error text and, for invalid_argument and unsupported, the kind's message.
+func Errorf(t ErrorType, format string, args ...any) *Error {
+	msg := fmt.Sprintf(format, args...)
+	k := ErrorKind{Type: t}
+	if t == ErrInvalidArgument || t == ErrUnsupported {
+		k.Message = msg
+	}
+	return &Error{Kind: k, Msg: msg}
+}
+
+// InvalidArgument is shorthand for Errorf(ErrInvalidArgument, ...).
+func InvalidArgument(format string, args ...any) *Error {
+	return Errorf(ErrInvalidArgument, format, args...)
+}
+
+// KindOf derives the structured kind of an error: an *Error's own kind;
+// workspace conflicts, missing paths and path violations; context
+// cancellation and deadlines. It returns nil for an unclassified error.
+func KindOf(err error) *ErrorKind {
+	if err == nil {
+		return nil
+	}
+	var ke *Error
+	if errors.As(err, &ke) {
+		k := ke.Kind
+		return &k
+	}
+	var ce *workspace.ConflictError
+	if errors.As(err, &ce) {
+		return &ErrorKind{Type: ErrVersionConflict, Path: ce.Path, Expected: string(ce.Expected), Actual: string(ce.Actual)}
+	}
+	var pe *workspace.PathError
+	if errors.Is(err, fs.ErrNotExist) {
+		k := &ErrorKind{Type: ErrNotFound}
+		if errors.As(err, &pe) {
+			k.Path = pe.Path
+		}
+		return k
+	}
+	if errors.Is(err, workspace.ErrPathEscape) || errors.Is(err, workspace.ErrInvalidPath) {
+		return &ErrorKind{Type: ErrInvalidArgument, Message: err.Error()}
+	}
+	if errors.Is(err, workspace.ErrUnsupported) {
+		return &ErrorKind{Type: ErrUnsupported, Message: err.Error()}
+	}
+	if errors.Is(err, context.Canceled) {
+		return &ErrorKind{Type: ErrCancelled, Op: "tool"}
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &ErrorKind{Type: ErrTimeout, Op: "tool"}
+	}
+	return nil
+}

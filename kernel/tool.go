@@ -1,0 +1,135 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// OutputKind says what a tool's output is, for schedulers and UIs.
+type OutputKind string
+
+const (
+	OutputText       OutputKind = "text"
+	OutputStructured OutputKind = "structured"
+	OutputDiff       OutputKind = "diff"
+	OutputMixed      OutputKind = "mixed"
+)
+
+// Capabilities are per-invocation scheduling facts (REFERENCE.md §3.3),
+// computed by a tool from its arguments.
+type Capabilities struct {
+	ReadOnly           bool       `json:"read_only"`
+	Idempotent         bool       `json:"idempotent"`
+	Resumable          bool       `json:"resumable"`
+	CancellationSafe   bool       `json:"cancellation_safe"`
+	SupportsPagination bool       `json:"supports_pagination"`
+	MaxParallelism     int        `json:"max_parallelism"`
+	OutputKind         OutputKind `json:"output_kind"`
+}
+
+// Conservative is the default: nothing may be assumed; run alone.
+func Conservative() Capabilities {
+	return Capabilities{MaxParallelism: 1, OutputKind: OutputText}
+}
+
+// ReadOnlyPaginated is for read-only tools with cursors or offsets.
+func ReadOnlyPaginated(n int) Capabilities {
+	return Capabilities{ReadOnly: true, Idempotent: true, Resumable: true, CancellationSafe: true,
+		SupportsPagination: true, MaxParallelism: n, OutputKind: OutputText}
+}
+
+// ParallelSafeRead is for read-only tools without pagination.
+func ParallelSafeRead(n int) Capabilities {
+	return Capabilities{ReadOnly: true, Idempotent: true, CancellationSafe: true,
+		MaxParallelism: n, OutputKind: OutputText}
+}
+
+// ParallelSafe reports whether a batch may run this call beside others.
+func (c Capabilities) ParallelSafe() bool {
+	return c.ReadOnly && c.Idempotent && c.CancellationSafe && c.MaxParallelism > 1
+}
+
+// Tool is one callable tool. Implementations must be safe for concurrent
+// Execute calls.
+type Tool interface {
+	// Name is the registry key, e.g. "read".
+	Name() string
+	// Description is what a model reads to decide when to call the tool.
+	Description() string
+	// Parameters is the model-visible JSON Schema of the arguments. It has
+	// no top-level oneOf (providers reject it); such constraints are
+	// checked by the tool itself or by ValidationSchema.
+	Parameters() json.RawMessage
+	// Capabilities computes scheduling facts for one call's arguments.
+	// Arguments may be invalid; return Conservative() when unsure.
+	Capabilities(args json.RawMessage) Capabilities
+	// Execute runs the tool. A tool failure the model should see is either
+	// a Result with ExitCode != 0 or an error (the kernel turns it into
+	// such a Result, deriving the error kind with KindOf).
+	Execute(ctx context.Context, call *Call) (*Result, error)
+}
+
+// SchemaValidator may be implemented by a tool whose validation schema is
+// stricter than its model-visible Parameters (for example with oneOf).
+type SchemaValidator interface {
+	ValidationSchema() json.RawMessage
+}
+
+// Call is one invocation as a tool sees it.
+type Call struct {
+	ID       string          // invocation id, unique within the session
+	ParentID string          // the invocation that made this nested call, or ""
+	Name     string          // tool name
+	Args     json.RawMessage // validated arguments (after hook rewrites)
+	Origin   Origin
+	// Invoker makes nested calls through the full kernel, with this call as
+	// parent. Nested calls never reach the raw registry.
+	Invoker Invoker
+	// emit sends a tool_output_delta; set by the kernel.
+	emit func(delta string)
+}
+
+// Emit streams a chunk of output as a tool_output_delta event. It is
+// sanitised by the security provider and always arrives before tool_end.
+// Safe to call from any goroutine until Execute returns.
+func (c *Call) Emit(delta string) {
+	if c != nil && c.emit != nil {
+		c.emit(delta)
+	}
+}
+
+// SetEmitter installs the delta sink. For kernels and tests.
+func (c *Call) SetEmitter(f func(delta string)) { c.emit = f }
+
+// Invoker is the governed entry point orchestrators (batch, program,
+// custom tools) use for nested calls.
+type Invoker interface {
+	// Invoke runs name with args as a nested invocation. It never returns
+	// nil; failures are Results with ExitCode != 0.
+	Invoke(ctx context.Context, name string, args json.RawMessage) *Result
+	// Capabilities returns the scheduling facts of a prospective call, and
+	// false if no such tool is registered.
+	Capabilities(name string, args json.RawMessage) (Capabilities, bool)
+	// ToolNames lists the tools a nested call may name, sorted.
+	ToolNames() []string
+}
+
+// Result is what a tool returns and what every caller receives.
+type Result struct {
+	Name      string         `json:"name"`
+	Output    string         `json:"output"`
+	ExitCode  int            `json:"exitCode"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
+	ErrorKind *ErrorKind     `json:"errorKind,omitempty"`
+}
+
+// OK builds a successful result.
+func OK(output string, metadata map[string]any) *Result {
+	return &Result{Output: output, Metadata: metadata}
+}
+
+// Failure builds a failed result from an error, deriving its kind.
+func Failure(name string, err error) *Result {
+	k := KindOf(err)
+	return &Result{Name: name, Output: err.Error(), ExitCode: 1, ErrorKind: k}
+}

@@ -1,0 +1,11 @@
+import { readFile } from 'node:fs/promises';
+import { loadApi } from './loader.mjs';
+import { makeCreateSession } from './session.mjs';
+
+async function getModule() {
+  const bytes = await readFile(new URL('../dist/code.wasm', import.meta.url));
+  return WebAssembly.compile(bytes);
+}
+
+export const createSession = makeCreateSession(() => loadApi(getModule));
+export { CodeWasmError } from './session.mjs';

@@ -1,0 +1,33 @@
+// The one place the Go runtime is started. Every entry point (node, browser,
+// workerd) hands loadApi a function that yields a compiled WebAssembly.Module;
+// the instance is created once per process, page or isolate and shared by
+// every session.
+import './wasm_exec.js';
+
+let apiPromise = null;
+
+export function loadApi(getModule) {
+  if (!apiPromise) {
+    apiPromise = start(getModule).catch((err) => {
+      apiPromise = null; // a failed start may be retried
+      throw err;
+    });
+  }
+  return apiPromise;
+}
+
+async function start(getModule) {
+  const mod = await getModule();
+  const go = new globalThis.Go();
+  let resolveReady;
+  const ready = new Promise((r) => { resolveReady = r; });
+  globalThis.__a3sCodeWasmReady = resolveReady;
+  const instance = await WebAssembly.instantiate(mod, go.importObject);
+  const exited = go.run(instance).then(() => {
+    apiPromise = null;
+    throw new Error('the code-wasm Go runtime exited');
+  });
+  const api = await Promise.race([ready, exited]);
+  delete globalThis.__a3sCodeWasmReady;
+  return api;
+}

@@ -1,0 +1,32 @@
+// Runs the package tests as a user gets the package: `npm pack` the built
+// package, install the tarball into a scratch project, copy the *.test.mjs
+// files there, and run node's test runner. Tests import
+// '@a3s-lab/code-wasm', never source paths.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, copyFileSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const pkgDir = join(here, '..');
+const scratch = mkdtempSync(join(tmpdir(), 'code-wasm-packed-'));
+const keep = process.env.KEEP_SCRATCH === '1';
+
+try {
+  const packOut = execFileSync('npm', ['pack', '--json', '--pack-destination', scratch], { cwd: pkgDir, encoding: 'utf8' });
+  const tgz = join(scratch, JSON.parse(packOut)[0].filename);
+  const project = join(scratch, 'project');
+  mkdirSync(project);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }));
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', tgz], { cwd: project, stdio: 'inherit' });
+  const tests = readdirSync(here).filter((f) => f.endsWith('.test.mjs')).sort();
+  for (const f of tests) copyFileSync(join(here, f), join(project, f));
+  for (const f of readdirSync(here).filter((f) => f.endsWith('.fixture.mjs') || f.endsWith('.js'))) copyFileSync(join(here, f), join(project, f));
+  const only = process.argv.slice(2);
+  const r = spawnSync(process.execPath, ['--test', '--test-concurrency=1', ...(only.length ? only : tests)], { cwd: project, stdio: 'inherit' });
+  process.exitCode = r.status ?? 1;
+} finally {
+  if (!keep) rmSync(scratch, { recursive: true, force: true });
+  else console.log('scratch kept at', scratch);
+}

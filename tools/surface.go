@@ -1,0 +1,23 @@
+package tools
+
+import (
+	"github.com/a3s-lab/code-wasm/kernel"
+	"github.com/a3s-lab/code-wasm/workspace"
+)
+
+// Builtins returns the built-in workspace tools the workspace's capabilities
+// can serve (tools.zh.md's tool-layer table, REFERENCE.md §4):
+// read → read, ls; write → write; read+write → edit, patch; search → grep,
+// glob. exec (bash) and git are served by drivers that have them; no
+// driver in this module does yet, so those tools are never returned.
+func Builtins(ws *workspace.Workspace) []kernel.Tool {
+	c := ws.Capabilities()
+	var out []kernel.Tool
+	if c.Read {
+		out = append(out, &Read{ws: ws})
+	}
+	if c.Write {
+		out = append(out, &Write{ws: ws})
+	}
+	return out
+}

@@ -1,0 +1,374 @@
+package memfs
+
+import (
+	"context"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a3s-lab/code-wasm/workspace"
+)
+
+// FS is an in-memory workspace driver. The zero value is not usable; call
+// New. It is safe for concurrent use.
+type FS struct {
+	mu    sync.RWMutex
+	nodes map[string]*node // resolved path -> node; "." is the root
+	now   func() time.Time
+}
+
+type node struct {
+	dir      bool
+	children map[string]struct{} // dir only: base names
+	c        *content            // file only; replaced, never mutated
+	mod      time.Time
+}
+
+// content is immutable once stored, so readers may share data and the
+// version is computed at most once, on first use.
+type content struct {
+	data []byte
+	once sync.Once
+	ver  workspace.Version
+}
+
+func (c *content) version() workspace.Version {
+	c.once.Do(func() { c.ver = workspace.VersionOf(c.data) })
+	return c.ver
+}
+
+// New returns an empty file system.
+func New() *FS {
+	f := &FS{nodes: map[string]*node{}, now: time.Now}
+	f.nodes["."] = &node{dir: true, children: map[string]struct{}{}, mod: f.now()}
+	return f
+}
+
+// Capabilities: read, write and search; no exec, no git.
+func (f *FS) Capabilities() workspace.Capabilities {
+	return workspace.Capabilities{Read: true, Write: true, Search: true}
+}
+
+func (f *FS) entry(name string, n *node) workspace.Entry {
+	e := workspace.Entry{Name: path.Base(name), ModTime: n.mod}
+	if n.dir {
+		e.Kind = workspace.KindDir
+	} else {
+		e.Kind = workspace.KindFile
+		e.Size = int64(len(n.c.data))
+	}
+	return e
+}
+
+func ctxErr(ctx context.Context) error { return ctx.Err() }
+
+// Stat implements workspace.Driver.
+func (f *FS) Stat(ctx context.Context, name string) (workspace.Entry, error) {
+	if err := ctxErr(ctx); err != nil {
+		return workspace.Entry{}, err
+	}
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	n, err := f.lookup(name)
+	if err != nil {
+		return workspace.Entry{}, err
+	}
+	return f.entry(name, n), nil
+}
+
+// lookup finds a node; a file in the middle of the path gives ErrNotDir.
+func (f *FS) lookup(name string) (*node, error) {
+	if n, ok := f.nodes[name]; ok {
+		return n, nil
+	}
+	for p := path.Dir(name); p != "."; p = path.Dir(p) {
+		if n, ok := f.nodes[p]; ok {
+			if !n.dir {
+				return nil, workspace.ErrNotDir
+			}
+			break
+		}
+	}
+	return nil, fs.ErrNotExist
+}
+
+// ReadFile implements workspace.Driver. The returned slice is shared.
+func (f *FS) ReadFile(ctx context.Context, name string) ([]byte, workspace.Version, error) {
+	if err := ctxErr(ctx); err != nil {
+		return nil, "", err
+	}
+	f.mu.RLock()
+	n, err := f.lookup(name)
+	f.mu.RUnlock()
+	if err != nil {
+		return nil, "", err
+	}
+	if n.dir {
+		return nil, "", workspace.ErrIsDir
+	}
+	return n.c.data, n.c.version(), nil
+}
+
+// ReadLines implements workspace.LineReader over the stored bytes.
+func (f *FS) ReadLines(ctx context.Context, name string, offset, limit int) (workspace.LineRange, error) {
+	b, _, err := f.ReadFile(ctx, name)
+	if err != nil {
+		return workspace.LineRange{}, err
+	}
+	return workspace.SliceLines(b, offset, limit), nil
+}
+
+// WriteFile implements workspace.Driver. data is kept, not copied.
+func (f *FS) WriteFile(ctx context.Context, name string, data []byte, ifVersion workspace.Version) (workspace.Version, error) {
+	if err := ctxErr(ctx); err != nil {
+		return "", err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.writeLocked(name, data, ifVersion)
+}
+
+func (f *FS) writeLocked(name string, data []byte, ifVersion workspace.Version) (workspace.Version, error) {
+	old, err := f.lookup(name)
+	switch {
+	case err == nil && old.dir:
+		return "", workspace.ErrIsDir
+	case err != nil && err != fs.ErrNotExist:
+		return "", err
+	}
+	if ifVersion != "" {
+		if old == nil {
+			return "", &workspace.ConflictError{Path: name, Expected: ifVersion, Actual: "(missing)"}
+		}
+		if cur := old.c.version(); cur != ifVersion {
+			return "", &workspace.ConflictError{Path: name, Expected: ifVersion, Actual: cur}
+		}
+	}
+	if old == nil {
+		if err := f.mkdirAllLocked(path.Dir(name)); err != nil {
+			return "", err
+		}
+	}
+	c := &content{data: data}
+	now := f.now()
+	f.nodes[name] = &node{c: c, mod: now}
+	parent := f.nodes[path.Dir(name)]
+	parent.children[path.Base(name)] = struct{}{}
+	parent.mod = now
+	return c.version(), nil
+}
+
+// AppendFile implements workspace.Appender.
+func (f *FS) AppendFile(ctx context.Context, name string, data []byte, ifVersion workspace.Version) (workspace.Version, error) {
+	if err := ctxErr(ctx); err != nil {
+		return "", err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var old []byte
+	n, err := f.lookup(name)
+	switch {
+	case err == nil && n.dir:
+		return "", workspace.ErrIsDir
+	case err == nil:
+		old = n.c.data
+	case err != fs.ErrNotExist:
+		return "", err
+	}
+	buf := make([]byte, 0, len(old)+len(data))
+	buf = append(append(buf, old...), data...)
+	return f.writeLocked(name, buf, ifVersion)
+}
+
+// MkdirAll implements workspace.Driver.
+func (f *FS) MkdirAll(ctx context.Context, name string) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.mkdirAllLocked(name)
+}
+
+func (f *FS) mkdirAllLocked(name string) error {
+	if n, ok := f.nodes[name]; ok {
+		if !n.dir {
+			return workspace.ErrNotDir
+		}
+		return nil
+	}
+	parent := path.Dir(name)
+	if err := f.mkdirAllLocked(parent); err != nil {
+		return err
+	}
+	now := f.now()
+	f.nodes[name] = &node{dir: true, children: map[string]struct{}{}, mod: now}
+	p := f.nodes[parent]
+	p.children[path.Base(name)] = struct{}{}
+	p.mod = now
+	return nil
+}
+
+// ReadDir implements workspace.Driver.
+func (f *FS) ReadDir(ctx context.Context, name string) ([]workspace.Entry, error) {
+	if err := ctxErr(ctx); err != nil {
+		return nil, err
+	}
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	n, err := f.lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if !n.dir {
+		return nil, workspace.ErrNotDir
+	}
+	return f.listLocked(name, n), nil
+}
+
+func (f *FS) listLocked(name string, n *node) []workspace.Entry {
+	names := make([]string, 0, len(n.children))
+	for c := range n.children {
+		names = append(names, c)
+	}
+	slices.Sort(names)
+	out := make([]workspace.Entry, len(names))
+	for i, c := range names {
+		p := workspace.Join(name, c)
+		out[i] = f.entry(p, f.nodes[p])
+	}
+	return out
+}
+
+// Remove implements workspace.Driver.
+func (f *FS) Remove(ctx context.Context, name string) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, err := f.lookup(name); err != nil {
+		return err
+	}
+	f.deleteTree(name)
+	p := f.nodes[path.Dir(name)]
+	delete(p.children, path.Base(name))
+	p.mod = f.now()
+	return nil
+}
+
+func (f *FS) deleteTree(name string) {
+	n := f.nodes[name]
+	if n.dir {
+		for c := range n.children {
+			f.deleteTree(workspace.Join(name, c))
+		}
+	}
+	delete(f.nodes, name)
+}
+
+// Rename implements workspace.Driver.
+func (f *FS) Rename(ctx context.Context, from, to string) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	src, err := f.lookup(from)
+	if err != nil {
+		return err
+	}
+	if dst, err := f.lookup(to); err == nil {
+		if dst.dir {
+			return fs.ErrExist
+		}
+		if src.dir {
+			return workspace.ErrNotDir
+		}
+	} else if err != fs.ErrNotExist {
+		return err
+	}
+	if err := f.mkdirAllLocked(path.Dir(to)); err != nil {
+		return err
+	}
+	// Move every node under from.
+	moved := map[string]*node{}
+	for p, n := range f.nodes {
+		if p == from || strings.HasPrefix(p, from+"/") {
+			moved[to+strings.TrimPrefix(p, from)] = n
+			delete(f.nodes, p)
+		}
+	}
+	for p, n := range moved {
+		f.nodes[p] = n
+	}
+	now := f.now()
+	op := f.nodes[path.Dir(from)]
+	delete(op.children, path.Base(from))
+	op.mod = now
+	np := f.nodes[path.Dir(to)]
+	np.children[path.Base(to)] = struct{}{}
+	np.mod = now
+	return nil
+}
+
+// Walk implements workspace.Walker: lexical order, directories before their
+// contents, under one read lock per directory.
+func (f *FS) Walk(ctx context.Context, root string, fn workspace.WalkFunc) error {
+	f.mu.RLock()
+	n, err := f.lookup(root)
+	if err == nil && !n.dir {
+		err = workspace.ErrNotDir
+	}
+	f.mu.RUnlock()
+	if err != nil {
+		return err
+	}
+	return f.walk(ctx, root, fn)
+}
+
+func (f *FS) walk(ctx context.Context, dir string, fn workspace.WalkFunc) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	f.mu.RLock()
+	n, ok := f.nodes[dir]
+	var es []workspace.Entry
+	if ok && n.dir {
+		es = f.listLocked(dir, n)
+	}
+	f.mu.RUnlock()
+	for _, e := range es {
+		p := workspace.Join(dir, e.Name)
+		err := fn(p, e)
+		if e.Kind == workspace.KindDir {
+			if err == fs.SkipDir {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if err := f.walk(ctx, p, fn); err != nil {
+				return err
+			}
+			continue
+		}
+		if err == fs.SkipDir {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var (
+	_ workspace.Driver     = (*FS)(nil)
+	_ workspace.LineReader = (*FS)(nil)
+	_ workspace.Appender   = (*FS)(nil)
+	_ workspace.Walker     = (*FS)(nil)
+)

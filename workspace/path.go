@@ -1,0 +1,114 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrPathEscape is returned when a path would leave the workspace root.
+// Its text is upstream's, so models and hosts see the same words.
+var ErrPathEscape = errors.New("Workspace boundary violation: path escapes workspace")
+
+// ErrInvalidPath is returned for paths the virtual resolver refuses outright:
+// absolute paths, drive letters, UNC paths, NUL and control characters.
+var ErrInvalidPath = errors.New("invalid workspace path")
+
+// Resolve normalises a user-supplied path into the driver grammar: a clean,
+// slash-separated, root-relative path, with "." for the root. It is purely
+// lexical (REFERENCE.md §3.5): it never consults a driver.
+//
+//   - "" and "." mean the root;
+//   - "\" becomes "/";
+//   - "." components are dropped, ".." pops one component;
+//   - a ".." that would leave the root fails with ErrPathEscape;
+//   - absolute paths, drive letters ("C:"), UNC paths ("\\host"), NUL and
+//     other control characters fail with ErrInvalidPath.
+func Resolve(p string) (string, error) {
+	if err := checkChars(p); err != nil {
+		return "", err
+	}
+	s := strings.ReplaceAll(p, `\`, "/")
+	if strings.HasPrefix(s, "//") {
+		return "", fmt.Errorf("%w: UNC paths are not allowed: %s", ErrInvalidPath, Display(p))
+	}
+	if strings.HasPrefix(s, "/") {
+		return "", fmt.Errorf("%w: absolute paths are not allowed: %s (use a path relative to the workspace root)", ErrInvalidPath, Display(p))
+	}
+	if hasDriveLetter(s) {
+		return "", fmt.Errorf("%w: drive letters are not allowed: %s", ErrInvalidPath, Display(p))
+	}
+	parts := make([]string, 0, strings.Count(s, "/")+1)
+	for _, seg := range strings.Split(s, "/") {
+		switch seg {
+		case "", ".":
+			continue
+		case "..":
+			if len(parts) == 0 {
+				return "", ErrPathEscape
+			}
+			parts = parts[:len(parts)-1]
+		default:
+			parts = append(parts, seg)
+		}
+	}
+	if len(parts) == 0 {
+		return ".", nil
+	}
+	return strings.Join(parts, "/"), nil
+}
+
+// ValidatePattern checks a glob or grep path pattern: it must be relative,
+// contain no ".." component, and no control characters. The pattern is
+// returned with "\" left alone (it may be a glob escape) and a leading "./"
+// removed.
+func ValidatePattern(pattern string) (string, error) {
+	if err := checkChars(pattern); err != nil {
+		return "", err
+	}
+	if strings.HasPrefix(pattern, "/") || strings.HasPrefix(pattern, `\`) || hasDriveLetter(pattern) {
+		return "", fmt.Errorf("%w: pattern must be relative to the workspace: %s", ErrInvalidPath, Display(pattern))
+	}
+	for _, seg := range strings.FieldsFunc(pattern, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if seg == ".." {
+			return "", fmt.Errorf("%w: pattern may not contain '..': %s", ErrPathEscape, Display(pattern))
+		}
+	}
+	for strings.HasPrefix(pattern, "./") {
+		pattern = pattern[2:]
+	}
+	return pattern, nil
+}
+
+// Display escapes control characters so a path can be shown safely.
+func Display(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		if r < 0x20 || r == 0x7f {
+			fmt.Fprintf(&b, `\x%02x`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func checkChars(p string) error {
+	for _, r := range p {
+		if r == 0 {
+			return fmt.Errorf("%w: path contains a NUL character: %s", ErrInvalidPath, Display(p))
+		}
+		if r < 0x20 || r == 0x7f {
+			return fmt.Errorf("%w: path contains a control character: %s", ErrInvalidPath, Display(p))
+		}
+	}
+	return nil
+}
+
+func hasDriveLetter(s string) bool {
+	if len(s) < 2 || s[1] != ':' {
+		return false
+	}
+	c := s[0]
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+}
