@@ -1,0 +1,786 @@
+package opfs
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a3s-lab/code-wasm/workspace"
+)
+
+// Options tune a driver. The zero value is ready to use.
+type Options struct {
+	// CacheBytes bounds the in-memory content cache (default 64 MiB).
+	// Contents past it are read back from the log on demand.
+	CacheBytes int64
+	// CompactBytes is the log size below which the driver never compacts
+	// (default 4 MiB). Above it, the log is rewritten once dead records
+	// make up more than two thirds of it.
+	CompactBytes int64
+	// OnClose runs once, after Close has closed the log (the js binding
+	// releases its Web Lock there).
+	OnClose func()
+}
+
+// FS is the driver. It is safe for concurrent use; every change is one
+// flushed log record, applied to the in-memory tree only once it is
+// durable.
+type FS struct {
+	mu     sync.Mutex
+	dir    Dir
+	f      File
+	gen    int
+	end    int64 // where the next record goes
+	live   int64 // bytes of the records live files came from
+	nodes  map[string]*node
+	cached int64
+	opts   Options
+	closed bool
+	buf    []byte
+	now    func() time.Time
+}
+
+type node struct {
+	dir      bool
+	children map[string]struct{}
+	mod      int64 // Unix ns
+	// files only:
+	size    int64
+	off     int64 // content offset in the current log
+	recSize int64
+	ver     [16]byte
+	data    []byte // cached content, valid when isCached
+	isCache bool
+}
+
+const logPrefix, logSuffix = "log-", ".a3s"
+
+func logName(gen int) string { return logPrefix + strconv.Itoa(gen) + logSuffix }
+
+func parseLogName(n string) (int, bool) {
+	if !strings.HasPrefix(n, logPrefix) || !strings.HasSuffix(n, logSuffix) {
+		return 0, false
+	}
+	g, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(n, logPrefix), logSuffix))
+	return g, err == nil && g > 0
+}
+
+// OpenDir opens (or creates) the workspace stored in dir: it replays the
+// newest complete log generation, drops a torn tail left by a crash, and
+// deletes generations a crash left behind.
+func OpenDir(ctx context.Context, dir Dir, opts Options) (*FS, error) {
+	if opts.CacheBytes <= 0 {
+		opts.CacheBytes = 64 << 20
+	}
+	if opts.CompactBytes <= 0 {
+		opts.CompactBytes = 4 << 20
+	}
+	names, err := dir.List(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("opfs: list root: %w", err)
+	}
+	var gens []int
+	for _, n := range names {
+		if g, ok := parseLogName(n); ok {
+			gens = append(gens, g)
+		}
+	}
+	slices.Sort(gens)
+	slices.Reverse(gens)
+	f := &FS{dir: dir, opts: opts, now: time.Now}
+	for i, g := range gens {
+		ok, err := f.load(ctx, g)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			for _, old := range gens[i+1:] {
+				if err := dir.Remove(ctx, logName(old)); err != nil {
+					return nil, fmt.Errorf("opfs: remove stale %s: %w", logName(old), err)
+				}
+			}
+			return f, nil
+		}
+		// An incomplete compaction: the older generation is still whole.
+		if err := dir.Remove(ctx, logName(g)); err != nil {
+			return nil, fmt.Errorf("opfs: remove incomplete %s: %w", logName(g), err)
+		}
+	}
+	next := 1
+	if len(gens) > 0 {
+		next = gens[0] + 1
+	}
+	if err := f.rewrite(ctx, next); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func (f *FS) reset() {
+	f.nodes = map[string]*node{".": {dir: true, children: map[string]struct{}{}, mod: f.now().UnixNano()}}
+	f.live, f.cached = 0, 0
+}
+
+// load replays generation g. It reports false, with the file closed, if
+// the generation never reached its checkpoint.
+func (f *FS) load(ctx context.Context, g int) (bool, error) {
+	file, err := f.dir.Open(ctx, logName(g), false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("opfs: open %s: %w", logName(g), err)
+	}
+	size, err := file.Size()
+	if err != nil {
+		file.Close()
+		return false, fmt.Errorf("opfs: size of %s: %w", logName(g), err)
+	}
+	f.reset()
+	br := bufio.NewReaderSize(io.NewSectionReader(file, 0, size), 1<<20)
+	var pos int64
+	checkpoint := false
+	for {
+		r, err := readRecord(br)
+		if err == io.EOF || err == errTorn {
+			break
+		}
+		if r.op == opCheckpoint {
+			checkpoint = true
+		} else {
+			f.apply(r, pos)
+		}
+		pos += r.size()
+	}
+	if !checkpoint {
+		file.Close()
+		return false, nil
+	}
+	if pos < size { // a torn tail: no call that wrote it ever returned
+		if err := file.Truncate(pos); err != nil {
+			file.Close()
+			return false, fmt.Errorf("opfs: truncate torn tail of %s: %w", logName(g), err)
+		}
+		if err := file.Flush(); err != nil {
+			file.Close()
+			return false, err
+		}
+	}
+	f.f, f.gen, f.end = file, g, pos
+	return true, nil
+}
+
+// apply changes the tree for a record that is at pos in the log. Records
+// were checked when written, so apply does not check them again.
+func (f *FS) apply(r record, pos int64) {
+	switch r.op {
+	case opPut:
+		f.mkdirAll(path.Dir(r.a), r.mtime)
+		if old := f.nodes[r.a]; old != nil && !old.dir {
+			f.forget(old)
+		}
+		n := &node{mod: r.mtime, size: int64(len(r.b)), off: pos + headerLen + int64(len(r.a)), recSize: r.size(), ver: r.ver}
+		f.nodes[r.a] = n
+		f.live += n.recSize
+		f.cache(n, r.b)
+		f.link(r.a, r.mtime)
+	case opMkdir:
+		f.mkdirAll(r.a, r.mtime)
+	case opRemove:
+		if _, ok := f.nodes[r.a]; ok {
+			f.deleteTree(r.a)
+			f.unlink(r.a, r.mtime)
+		}
+	case opRename:
+		f.rename(r.a, string(r.b), r.mtime)
+	}
+}
+
+func (f *FS) cache(n *node, b []byte) {
+	if int64(len(b)) > f.opts.CacheBytes/4 {
+		return
+	}
+	n.data, n.isCache = b, true
+	f.cached += int64(len(b))
+	if f.cached > f.opts.CacheBytes {
+		for _, o := range f.nodes { // any victim will do: evict until 3/4 full
+			if o != n && o.isCache {
+				f.uncache(o)
+			}
+			if f.cached <= f.opts.CacheBytes*3/4 {
+				break
+			}
+		}
+	}
+}
+
+func (f *FS) uncache(n *node) {
+	if n.isCache {
+		f.cached -= int64(len(n.data))
+		n.data, n.isCache = nil, false
+	}
+}
+
+// forget drops a file that is replaced or removed: its cached content and
+// its share of the live bytes.
+func (f *FS) forget(n *node) {
+	f.uncache(n)
+	f.live -= n.recSize
+}
+
+func (f *FS) mkdirAll(name string, mtime int64) {
+	if n, ok := f.nodes[name]; ok && n.dir {
+		return
+	}
+	f.mkdirAll(path.Dir(name), mtime)
+	f.nodes[name] = &node{dir: true, children: map[string]struct{}{}, mod: mtime}
+	f.link(name, mtime)
+}
+
+func (f *FS) link(name string, mtime int64) {
+	if name == "." {
+		return
+	}
+	p := f.nodes[path.Dir(name)]
+	p.children[path.Base(name)] = struct{}{}
+	p.mod = mtime
+}
+
+func (f *FS) unlink(name string, mtime int64) {
+	if p := f.nodes[path.Dir(name)]; p != nil {
+		delete(p.children, path.Base(name))
+		p.mod = mtime
+	}
+}
+
+func (f *FS) deleteTree(name string) {
+	n := f.nodes[name]
+	if n.dir {
+		for c := range n.children {
+			f.deleteTree(workspace.Join(name, c))
+		}
+	} else {
+		f.forget(n)
+	}
+	delete(f.nodes, name)
+}
+
+func (f *FS) rename(from, to string, mtime int64) {
+	if _, ok := f.nodes[from]; !ok {
+		return
+	}
+	if old, ok := f.nodes[to]; ok && !old.dir {
+		f.forget(old)
+		delete(f.nodes, to)
+	}
+	f.mkdirAll(path.Dir(to), mtime)
+	moved := map[string]*node{}
+	for p, n := range f.nodes {
+		if p == from || strings.HasPrefix(p, from+"/") {
+			moved[to+strings.TrimPrefix(p, from)] = n
+			delete(f.nodes, p)
+		}
+	}
+	for p, n := range moved {
+		f.nodes[p] = n
+	}
+	f.unlink(from, mtime)
+	f.link(to, mtime)
+}
+
+// write appends records as one write and one flush. On failure the log is
+// cut back, so the tree (unchanged) and the log agree.
+func (f *FS) write(recs ...record) (int64, error) {
+	f.buf = f.buf[:0]
+	for i := range recs {
+		f.buf = recs[i].appendTo(f.buf)
+	}
+	at := f.end
+	if _, err := f.f.WriteAt(f.buf, at); err != nil {
+		f.f.Truncate(at)
+		return 0, fmt.Errorf("opfs: write log: %w", err)
+	}
+	if err := f.f.Flush(); err != nil {
+		f.f.Truncate(at)
+		return 0, fmt.Errorf("opfs: flush log: %w", err)
+	}
+	f.end += int64(len(f.buf))
+	if cap(f.buf) > 1<<20 {
+		f.buf = nil // do not pin a large write's buffer
+	}
+	return at, nil
+}
+
+// rewrite writes every live entry into generation g, ends it with a
+// checkpoint, and switches to it: compaction, and the start of a new root.
+func (f *FS) rewrite(ctx context.Context, g int) error {
+	name := logName(g)
+	if err := f.dir.Remove(ctx, name); err != nil {
+		return err
+	}
+	nf, err := f.dir.Open(ctx, name, true)
+	if err != nil {
+		return fmt.Errorf("opfs: create %s: %w", name, err)
+	}
+	fail := func(err error) error {
+		nf.Close()
+		f.dir.Remove(ctx, name)
+		return err
+	}
+	if err := nf.Truncate(0); err != nil {
+		return fail(err)
+	}
+	paths := make([]string, 0, len(f.nodes))
+	for p := range f.nodes {
+		if p != "." {
+			paths = append(paths, p)
+		}
+	}
+	slices.Sort(paths)
+	offs := make(map[string][2]int64, len(paths))
+	var buf []byte
+	var pos, flushed int64
+	for _, p := range paths {
+		n := f.nodes[p]
+		r := record{op: opMkdir, a: p, mtime: n.mod}
+		if !n.dir {
+			data, err := f.content(n)
+			if err != nil {
+				return fail(err)
+			}
+			r = record{op: opPut, a: p, b: data, mtime: n.mod, ver: n.ver}
+			offs[p] = [2]int64{pos + headerLen + int64(len(p)), r.size()}
+		}
+		buf = r.appendTo(buf)
+		pos += r.size()
+		if len(buf) >= 1<<20 {
+			if _, err := nf.WriteAt(buf, flushed); err != nil {
+				return fail(err)
+			}
+			flushed += int64(len(buf))
+			buf = buf[:0]
+		}
+	}
+	cp := record{op: opCheckpoint, mtime: f.now().UnixNano()}
+	buf = cp.appendTo(buf)
+	pos += cp.size()
+	if _, err := nf.WriteAt(buf, flushed); err != nil {
+		return fail(err)
+	}
+	if err := nf.Flush(); err != nil {
+		return fail(err)
+	}
+	old, oldGen := f.f, f.gen
+	f.f, f.gen, f.end = nf, g, pos
+	f.live = 0
+	for p, o := range offs {
+		n := f.nodes[p]
+		n.off, n.recSize = o[0], o[1]
+		f.live += o[1]
+	}
+	if old != nil {
+		old.Close()
+		f.dir.Remove(ctx, logName(oldGen))
+	}
+	if f.nodes == nil {
+		f.reset()
+	}
+	return nil
+}
+
+func (f *FS) maybeCompact(ctx context.Context) {
+	if f.end > f.opts.CompactBytes && f.end > 3*f.live {
+		// A failed compaction leaves the current log in use; the next
+		// write tries again.
+		_ = f.rewrite(ctx, f.gen+1)
+	}
+}
+
+// content returns a file's bytes from the cache or the log.
+func (f *FS) content(n *node) ([]byte, error) {
+	if n.isCache {
+		return n.data, nil
+	}
+	b := make([]byte, n.size)
+	if n.size > 0 {
+		if _, err := f.f.ReadAt(b, n.off); err != nil && !(err == io.EOF) {
+			return nil, fmt.Errorf("opfs: read log: %w", err)
+		}
+	}
+	f.cache(n, b)
+	return b, nil
+}
+
+func (f *FS) lock(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		return fs.ErrClosed
+	}
+	return nil
+}
+
+// lookup finds a node; a file in the middle of the path gives ErrNotDir.
+func (f *FS) lookup(name string) (*node, error) {
+	if n, ok := f.nodes[name]; ok {
+		return n, nil
+	}
+	for p := path.Dir(name); p != "."; p = path.Dir(p) {
+		if n, ok := f.nodes[p]; ok {
+			if !n.dir {
+				return nil, workspace.ErrNotDir
+			}
+			break
+		}
+	}
+	return nil, fs.ErrNotExist
+}
+
+// checkParents reports ErrNotDir if a component above name is a file.
+func (f *FS) checkParents(name string) error {
+	for p := path.Dir(name); p != "."; p = path.Dir(p) {
+		if n, ok := f.nodes[p]; ok {
+			if !n.dir {
+				return workspace.ErrNotDir
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+func (f *FS) entry(name string, n *node) workspace.Entry {
+	e := workspace.Entry{Name: path.Base(name), ModTime: time.Unix(0, n.mod), Kind: workspace.KindDir}
+	if !n.dir {
+		e.Kind, e.Size = workspace.KindFile, n.size
+	}
+	return e
+}
+
+// Capabilities: read, write and search; no exec, no git.
+func (f *FS) Capabilities() workspace.Capabilities {
+	return workspace.Capabilities{Read: true, Write: true, Search: true}
+}
+
+// Stat implements workspace.Driver.
+func (f *FS) Stat(ctx context.Context, name string) (workspace.Entry, error) {
+	if err := f.lock(ctx); err != nil {
+		return workspace.Entry{}, err
+	}
+	defer f.mu.Unlock()
+	n, err := f.lookup(name)
+	if err != nil {
+		return workspace.Entry{}, err
+	}
+	return f.entry(name, n), nil
+}
+
+// ReadFile implements workspace.Driver. The slice is shared and never
+// modified by the driver.
+func (f *FS) ReadFile(ctx context.Context, name string) ([]byte, workspace.Version, error) {
+	if err := f.lock(ctx); err != nil {
+		return nil, "", err
+	}
+	defer f.mu.Unlock()
+	n, err := f.lookup(name)
+	if err != nil {
+		return nil, "", err
+	}
+	if n.dir {
+		return nil, "", workspace.ErrIsDir
+	}
+	b, err := f.content(n)
+	if err != nil {
+		return nil, "", err
+	}
+	return b, versionString(n.ver), nil
+}
+
+// ReadLines implements workspace.LineReader.
+func (f *FS) ReadLines(ctx context.Context, name string, offset, limit int) (workspace.LineRange, error) {
+	b, _, err := f.ReadFile(ctx, name)
+	if err != nil {
+		return workspace.LineRange{}, err
+	}
+	return workspace.SliceLines(b, offset, limit), nil
+}
+
+// WriteFile implements workspace.Driver: one record, flushed before it
+// returns.
+func (f *FS) WriteFile(ctx context.Context, name string, data []byte, ifVersion workspace.Version) (workspace.Version, error) {
+	if err := f.lock(ctx); err != nil {
+		return "", err
+	}
+	defer f.mu.Unlock()
+	return f.put(ctx, name, data, ifVersion)
+}
+
+func (f *FS) put(ctx context.Context, name string, data []byte, ifVersion workspace.Version) (workspace.Version, error) {
+	old, err := f.lookup(name)
+	switch {
+	case err == nil && old.dir:
+		return "", workspace.ErrIsDir
+	case err != nil && err != fs.ErrNotExist:
+		return "", err
+	}
+	if ifVersion != "" {
+		if old == nil {
+			return "", &workspace.ConflictError{Path: name, Expected: ifVersion, Actual: "(missing)"}
+		}
+		if cur := versionString(old.ver); cur != ifVersion {
+			return "", &workspace.ConflictError{Path: name, Expected: ifVersion, Actual: cur}
+		}
+	}
+	if old == nil {
+		if err := f.checkParents(name); err != nil {
+			return "", err
+		}
+	}
+	v := workspace.VersionOf(data)
+	r := record{op: opPut, a: name, b: data, mtime: f.now().UnixNano(), ver: versionBytes(v)}
+	at, err := f.write(r)
+	if err != nil {
+		return "", err
+	}
+	f.apply(r, at)
+	f.maybeCompact(ctx)
+	return v, nil
+}
+
+// AppendFile implements workspace.Appender.
+func (f *FS) AppendFile(ctx context.Context, name string, data []byte, ifVersion workspace.Version) (workspace.Version, error) {
+	if err := f.lock(ctx); err != nil {
+		return "", err
+	}
+	defer f.mu.Unlock()
+	var old []byte
+	n, err := f.lookup(name)
+	switch {
+	case err == nil && n.dir:
+		return "", workspace.ErrIsDir
+	case err == nil:
+		if old, err = f.content(n); err != nil {
+			return "", err
+		}
+	case err != fs.ErrNotExist:
+		return "", err
+	}
+	buf := make([]byte, 0, len(old)+len(data))
+	buf = append(append(buf, old...), data...)
+	return f.put(ctx, name, buf, ifVersion)
+}
+
+// MkdirAll implements workspace.Driver.
+func (f *FS) MkdirAll(ctx context.Context, name string) error {
+	if err := f.lock(ctx); err != nil {
+		return err
+	}
+	defer f.mu.Unlock()
+	if n, ok := f.nodes[name]; ok {
+		if !n.dir {
+			return workspace.ErrNotDir
+		}
+		return nil
+	}
+	if err := f.checkParents(name); err != nil {
+		return err
+	}
+	r := record{op: opMkdir, a: name, mtime: f.now().UnixNano()}
+	at, err := f.write(r)
+	if err != nil {
+		return err
+	}
+	f.apply(r, at)
+	return nil
+}
+
+// ReadDir implements workspace.Driver.
+func (f *FS) ReadDir(ctx context.Context, name string) ([]workspace.Entry, error) {
+	if err := f.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer f.mu.Unlock()
+	n, err := f.lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if !n.dir {
+		return nil, workspace.ErrNotDir
+	}
+	return f.list(name, n), nil
+}
+
+func (f *FS) list(name string, n *node) []workspace.Entry {
+	names := make([]string, 0, len(n.children))
+	for c := range n.children {
+		names = append(names, c)
+	}
+	slices.Sort(names)
+	out := make([]workspace.Entry, len(names))
+	for i, c := range names {
+		p := workspace.Join(name, c)
+		out[i] = f.entry(p, f.nodes[p])
+	}
+	return out
+}
+
+// Remove implements workspace.Driver.
+func (f *FS) Remove(ctx context.Context, name string) error {
+	if err := f.lock(ctx); err != nil {
+		return err
+	}
+	defer f.mu.Unlock()
+	if _, err := f.lookup(name); err != nil {
+		return err
+	}
+	if name == "." {
+		return errors.New("cannot remove the workspace root")
+	}
+	r := record{op: opRemove, a: name, mtime: f.now().UnixNano()}
+	at, err := f.write(r)
+	if err != nil {
+		return err
+	}
+	f.apply(r, at)
+	f.maybeCompact(ctx)
+	return nil
+}
+
+// Rename implements workspace.Driver.
+func (f *FS) Rename(ctx context.Context, from, to string) error {
+	if err := f.lock(ctx); err != nil {
+		return err
+	}
+	defer f.mu.Unlock()
+	src, err := f.lookup(from)
+	if err != nil {
+		return err
+	}
+	if dst, err := f.lookup(to); err == nil {
+		if dst.dir {
+			return fs.ErrExist
+		}
+		if src.dir {
+			return workspace.ErrNotDir
+		}
+	} else if err != fs.ErrNotExist {
+		return err
+	} else if err := f.checkParents(to); err != nil {
+		return err
+	}
+	r := record{op: opRename, a: from, b: []byte(to), mtime: f.now().UnixNano()}
+	at, err := f.write(r)
+	if err != nil {
+		return err
+	}
+	f.apply(r, at)
+	f.maybeCompact(ctx)
+	return nil
+}
+
+// Walk implements workspace.Walker: lexical order, directories before
+// their contents, from the in-memory tree.
+func (f *FS) Walk(ctx context.Context, root string, fn workspace.WalkFunc) error {
+	if err := f.lock(ctx); err != nil {
+		return err
+	}
+	n, err := f.lookup(root)
+	if err == nil && !n.dir {
+		err = workspace.ErrNotDir
+	}
+	f.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return f.walk(ctx, root, fn)
+}
+
+func (f *FS) walk(ctx context.Context, dir string, fn workspace.WalkFunc) error {
+	if err := f.lock(ctx); err != nil {
+		return err
+	}
+	var es []workspace.Entry
+	if n, ok := f.nodes[dir]; ok && n.dir {
+		es = f.list(dir, n)
+	}
+	f.mu.Unlock()
+	for _, e := range es {
+		p := workspace.Join(dir, e.Name)
+		err := fn(p, e)
+		if e.Kind == workspace.KindDir {
+			if err == fs.SkipDir {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if err := f.walk(ctx, p, fn); err != nil {
+				return err
+			}
+			continue
+		}
+		if err == fs.SkipDir {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Stats describes the log, for tests and benchmarks.
+type Stats struct {
+	Generation  int   `json:"generation"`
+	LogBytes    int64 `json:"logBytes"`
+	LiveBytes   int64 `json:"liveBytes"`
+	CachedBytes int64 `json:"cachedBytes"`
+	Entries     int   `json:"entries"`
+}
+
+// Stats reports the log's size and the cache's.
+func (f *FS) Stats() Stats {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return Stats{Generation: f.gen, LogBytes: f.end, LiveBytes: f.live, CachedBytes: f.cached, Entries: len(f.nodes) - 1}
+}
+
+// Close flushes and closes the log and runs Options.OnClose. Later calls
+// fail with fs.ErrClosed. Close is idempotent.
+func (f *FS) Close() error {
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		return nil
+	}
+	f.closed = true
+	var err error
+	if f.f != nil {
+		err = errors.Join(f.f.Flush(), f.f.Close())
+	}
+	f.mu.Unlock()
+	if f.opts.OnClose != nil {
+		f.opts.OnClose()
+	}
+	return err
+}
+
+var (
+	_ workspace.Driver     = (*FS)(nil)
+	_ workspace.LineReader = (*FS)(nil)
+	_ workspace.Appender   = (*FS)(nil)
+	_ workspace.Walker     = (*FS)(nil)
+	_ io.Closer            = (*FS)(nil)
+)
