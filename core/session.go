@@ -19,8 +19,9 @@ import (
 type Options struct {
 	// Workspace the tools act on; nil means a new empty memory workspace.
 	Workspace *workspace.Workspace
-	// Governance is the kernel policy (timeouts, permission, hooks, ...).
-	Governance kernel.Governance
+	// Governance is the kernel policy (timeouts, permission, confirmation,
+	// hooks, budget, sanitisation, queue, artifacts); see kernel.Governance.
+	kernel.Governance
 	// Tools are host-registered tools; they may not shadow built-ins.
 	Tools []kernel.Tool
 }

@@ -103,3 +103,10 @@ func (r *Registry) Definitions() []Definition {
 	}
 	return out
 }
+
+// IsBuiltin reports whether name is a registered built-in tool.
+func (r *Registry) IsBuiltin(name string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.builtin[name]
+}

@@ -1,0 +1,177 @@
+package kernel
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// schemaCache compiles each distinct tool schema once (draft 2020-12),
+// keyed by the SHA-256 of its bytes. A schema that does not compile is
+// cached too, with its error, so a broken tool fails fast every time.
+type schemaCache struct {
+	mu sync.Mutex
+	m  map[string]*compiled
+}
+
+type compiled struct {
+	once sync.Once
+	sch  *jsonschema.Schema
+	err  error
+}
+
+func newSchemaCache() *schemaCache { return &schemaCache{m: map[string]*compiled{}} }
+
+// Len reports how many schemas were compiled (or failed to).
+func (c *schemaCache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
+}
+
+// noLoader refuses every remote $ref: tool schemas must be self-contained,
+// and the kernel never touches the network or the local disk to validate.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("remote schema %q not allowed", url)
+}
+
+func (c *schemaCache) get(schema []byte) (*jsonschema.Schema, error) {
+	sum := sha256.Sum256(schema)
+	key := hex.EncodeToString(sum[:])
+	c.mu.Lock()
+	e, ok := c.m[key]
+	if !ok {
+		e = &compiled{}
+		c.m[key] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() {
+		if len(schema) > MaxSchemaBytes {
+			e.err = fmt.Errorf("schema is %d bytes, over the %d-byte limit", len(schema), MaxSchemaBytes)
+			return
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+		if err != nil {
+			e.err = fmt.Errorf("schema is not JSON: %v", err)
+			return
+		}
+		comp := jsonschema.NewCompiler()
+		comp.DefaultDraft(jsonschema.Draft2020)
+		comp.UseLoader(noLoader{})
+		url := "mem://tool-schema/" + key + ".json"
+		if err := comp.AddResource(url, doc); err != nil {
+			e.err = err
+			return
+		}
+		e.sch, e.err = comp.Compile(url)
+	})
+	return e.sch, e.err
+}
+
+// ValidateArgs checks args against a JSON Schema (draft 2020-12). It
+// returns nil when valid, or an *Error of kind invalid_argument listing at
+// most 8 problems in at most 4 KiB. A nil or empty schema accepts any JSON
+// object.
+func ValidateArgs(tool string, schema, args json.RawMessage) *Error {
+	return validateWith(newSchemaCache(), tool, schema, args)
+}
+
+func validateWith(c *schemaCache, tool string, schema, args json.RawMessage) *Error {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return InvalidArgument("%s: arguments are not valid JSON: %v", tool, err)
+	}
+	if len(bytes.TrimSpace(schema)) == 0 {
+		if _, ok := inst.(map[string]any); !ok {
+			return InvalidArgument("%s: arguments must be a JSON object", tool)
+		}
+		return nil
+	}
+	sch, err := c.get(schema)
+	if err != nil {
+		return InvalidArgument("%s: tool schema is invalid: %s", tool, capText(err.Error(), MaxSchemaErrorBytes))
+	}
+	verr := sch.Validate(inst)
+	if verr == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(verr, &ve) {
+		return InvalidArgument("%s: invalid arguments: %s", tool, capText(verr.Error(), MaxSchemaErrorBytes))
+	}
+	return InvalidArgument("%s", formatValidation(tool, ve))
+}
+
+// formatValidation lists the leaf problems of a validation error: at most
+// MaxSchemaErrors, in at most MaxSchemaErrorBytes.
+func formatValidation(tool string, ve *jsonschema.ValidationError) string {
+	units := ve.BasicOutput().Errors
+	// Keep leaves: a unit whose keyword location is a prefix of another's
+	// (at the same or a deeper instance location) only summarises it.
+	var leaves []jsonschema.OutputUnit
+	for i, u := range units {
+		if u.Error == nil {
+			continue
+		}
+		parent := false
+		for j, v := range units {
+			if i != j && v.Error != nil && strings.HasPrefix(v.KeywordLocation, u.KeywordLocation+"/") &&
+				strings.HasPrefix(v.InstanceLocation, u.InstanceLocation) {
+				parent = true
+				break
+			}
+		}
+		if !parent {
+			leaves = append(leaves, u)
+		}
+	}
+	if len(leaves) == 0 {
+		leaves = units
+	}
+	sort.SliceStable(leaves, func(i, j int) bool { return leaves[i].InstanceLocation < leaves[j].InstanceLocation })
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s: invalid arguments:", tool)
+	n := 0
+	for _, u := range leaves {
+		if n == MaxSchemaErrors {
+			fmt.Fprintf(&sb, "\n- … and %d more", len(leaves)-n)
+			break
+		}
+		loc := u.InstanceLocation
+		if loc == "" {
+			loc = "/"
+		}
+		msg := "invalid"
+		if u.Error != nil {
+			msg = u.Error.String()
+		}
+		fmt.Fprintf(&sb, "\n- at %s: %s", loc, msg)
+		n++
+	}
+	return capText(sb.String(), MaxSchemaErrorBytes)
+}
+
+// capText cuts s to at most n bytes on a rune boundary, marking the cut.
+func capText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const mark = " …[truncated]"
+	cut := n - len(mark)
+	for cut > 0 && !utf8Start(s[cut]) {
+		cut--
+	}
+	return s[:cut] + mark
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
