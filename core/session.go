@@ -52,6 +52,10 @@ func New(opts Options) (*Session, error) {
 			return nil, err
 		}
 	}
+	// batch is always present: it only orchestrates other tools.
+	if err := reg.RegisterBuiltin(tools.NewBatch()); err != nil {
+		return nil, err
+	}
 	for _, t := range opts.Tools {
 		if err := reg.RegisterDynamic(t); err != nil {
 			return nil, fmt.Errorf("tools: %w", err)
