@@ -2,12 +2,14 @@
 
 // Command wasm is the js/wasm entry point: it exports the session API to
 // JavaScript and keeps the Go runtime alive. The npm loader (npm/src) sets
-// globalThis.__a3sCodeWasmReady before go.run; main hands it the API object.
+// globalThis.__a3sCodeWasmReady before go.run; main hands it the API object
+// described in npm/src/PROTOCOL.md §1.
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"syscall/js"
 
 	"github.com/a3s-lab/code-wasm/internal/hostapi"
@@ -22,8 +24,9 @@ func main() {
 	api := js.Global().Get("Object").New()
 
 	coded := func(err error) error {
-		if he, ok := err.(*hostapi.Error); ok {
-			return jsbridge.Coded(he.Code, he)
+		var he *hostapi.Error
+		if errors.As(err, &he) {
+			return &jsbridge.CodedError{Code: he.Code, Detail: he.Detail, Err: he}
 		}
 		return err
 	}
@@ -34,15 +37,28 @@ func main() {
 		}
 		return string(b), nil
 	}
+	str := func(args []js.Value, i int) string {
+		if len(args) > i && args[i].Type() == js.TypeString {
+			return args[i].String()
+		}
+		return ""
+	}
+	handle := func(args []js.Value) int {
+		if len(args) > 0 && args[0].Type() == js.TypeNumber {
+			return args[0].Int()
+		}
+		return 0
+	}
 
-	// createSession(optionsJSON) -> Promise<handle>
+	// createSession(optionsJSON, host?) -> Promise<handle>
 	api.Set("createSession", jsbridge.Func(func(this js.Value, args []js.Value) any {
-		raw := ""
-		if len(args) > 0 && args[0].Type() == js.TypeString {
-			raw = args[0].String()
+		raw := str(args, 0)
+		var host hostapi.Host
+		if len(args) > 1 && args[1].Type() == js.TypeFunction {
+			host = jsbridge.Caller(args[1])
 		}
 		return jsbridge.Promise(func() (any, error) {
-			id, err := sessions.Create(context.Background(), []byte(raw), drivers())
+			id, err := sessions.Create(context.Background(), []byte(raw), host, drivers())
 			if err != nil {
 				return nil, coded(err)
 			}
@@ -50,23 +66,27 @@ func main() {
 		})
 	}))
 
-	// callSync(handle, method) -> JSON string, or {error, code}
+	// callSync(handle, method, argsJSON?) -> JSON string, or {error, code}
 	api.Set("callSync", jsbridge.Func(func(this js.Value, args []js.Value) any {
-		v, err := sessions.CallSync(args[0].Int(), args[1].String())
+		v, err := sessions.CallSync(handle(args), str(args, 1), []byte(str(args, 2)))
 		if err != nil {
 			code := "INTERNAL"
-			if he, ok := err.(*hostapi.Error); ok {
+			var he *hostapi.Error
+			if errors.As(err, &he) {
 				code = he.Code
 			}
 			return map[string]any{"error": err.Error(), "code": code}
 		}
-		b, _ := json.Marshal(v)
+		b, err := json.Marshal(v)
+		if err != nil {
+			return map[string]any{"error": err.Error(), "code": "INTERNAL"}
+		}
 		return string(b)
 	}))
 
 	// call(handle, method, argsJSON, signal?) -> Promise<JSON string>
 	api.Set("call", jsbridge.Func(func(this js.Value, args []js.Value) any {
-		id, method, raw := args[0].Int(), args[1].String(), args[2].String()
+		id, method, raw := handle(args), str(args, 1), str(args, 2)
 		signal := js.Undefined()
 		if len(args) > 3 {
 			signal = args[3]
@@ -87,7 +107,11 @@ func main() {
 
 	// nextEvents(handle, sub) -> Promise<JSON {events, done}>
 	api.Set("nextEvents", jsbridge.Func(func(this js.Value, args []js.Value) any {
-		id, sub := args[0].Int(), args[1].Int()
+		id := handle(args)
+		sub := 0
+		if len(args) > 1 && args[1].Type() == js.TypeNumber {
+			sub = args[1].Int()
+		}
 		return jsbridge.Promise(func() (any, error) {
 			v, err := sessions.NextEvents(context.Background(), id, sub)
 			if err != nil {
@@ -98,7 +122,9 @@ func main() {
 	}))
 
 	api.Set("unsubscribe", jsbridge.Func(func(this js.Value, args []js.Value) any {
-		sessions.Unsubscribe(args[0].Int(), args[1].Int())
+		if len(args) > 1 && args[1].Type() == js.TypeNumber {
+			sessions.Unsubscribe(handle(args), args[1].Int())
+		}
 		return nil
 	}))
 	api.Set("version", version)

@@ -1,7 +1,6 @@
 package hostapi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,7 +14,7 @@ import (
 	"github.com/a3s-lab/code-wasm/workspace/memfs"
 )
 
-// Error codes crossing to JS (Error.code).
+// Error codes crossing to JS (Error.code). npm/src/PROTOCOL.md lists them.
 const (
 	CodeSessionClosed     = "SESSION_CLOSED"
 	CodeInvalidOptions    = "INVALID_OPTIONS"
@@ -26,10 +25,12 @@ const (
 	CodeToolFailed        = "TOOL_FAILED"
 )
 
-// Error is an error with a code for JS.
+// Error is an error with a code for JS. Detail, when set, is JSON the JS
+// side attaches to the Error (the failed ToolResult of a typed helper).
 type Error struct {
-	Code string
-	Msg  string
+	Code   string
+	Msg    string
+	Detail string
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -37,6 +38,15 @@ func (e *Error) Error() string { return e.Msg }
 func errf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
 }
+
+// Host is the session's host dispatcher (npm/src/PROTOCOL.md §2): it asks
+// the JS side to run a user function of the given kind with a JSON payload
+// and returns the JSON result. It must honour ctx. A nil Host means the
+// session has no JS callbacks.
+type Host func(ctx context.Context, kind string, payload []byte) ([]byte, error)
+
+// Drivers maps workspace kinds beyond memory to their constructors.
+type Drivers map[string]func(WorkspaceOptions) (workspace.Driver, error)
 
 // Sessions is the table of live sessions of one wasm instance.
 type Sessions struct {
@@ -47,6 +57,10 @@ type Sessions struct {
 
 type entry struct {
 	s    *core.Session
+	host Host
+	gov  *governance
+
+	mu   sync.Mutex
 	subs map[int]*core.Subscription
 	nsub int
 }
@@ -54,95 +68,83 @@ type entry struct {
 // NewSessions returns an empty table.
 func NewSessions() *Sessions { return &Sessions{m: map[int]*entry{}} }
 
-// WorkspaceOptions is options.workspace.
-type WorkspaceOptions struct {
-	Kind  string            `json:"kind"`
-	Files map[string]string `json:"files"`
-	Root  string            `json:"root"`
-}
-
-// Options is the JSON form of createSession's options (the parts that are
-// data; JS functions are handled by the loader).
-type Options struct {
-	Workspace     *WorkspaceOptions `json:"workspace"`
-	ToolTimeoutMs *int64            `json:"toolTimeoutMs"`
-}
-
-// decodeStrict decodes JSON refusing unknown keys, naming the key.
-func decodeStrict(raw []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	return nil
-}
-
-// Create builds a session from JSON options and returns its handle.
-// driver, if not nil, is used for kinds other than memory (e.g. opfs).
-func (t *Sessions) Create(ctx context.Context, raw []byte, drivers map[string]func(WorkspaceOptions) (workspace.Driver, error)) (int, error) {
+// Create builds a session from JSON options and returns its handle. host
+// answers the JS callbacks the options name; drivers serve workspace kinds
+// other than memory.
+func (t *Sessions) Create(ctx context.Context, raw []byte, host Host, drivers Drivers) (int, error) {
 	var o Options
 	if len(raw) > 0 {
-		if err := decodeStrict(raw, &o); err != nil {
-			return 0, errf(CodeInvalidOptions, "createSession: invalid options: %v", err)
+		if err := decodeStrict("createSession: options", raw, &o); err != nil {
+			return 0, &Error{Code: CodeInvalidOptions, Msg: err.Error()}
 		}
 	}
-	var opts core.Options
-	if o.ToolTimeoutMs != nil {
-		if *o.ToolTimeoutMs < 0 {
-			return 0, errf(CodeInvalidOptions, "createSession: toolTimeoutMs must be >= 0, got %d", *o.ToolTimeoutMs)
-		}
-		opts.Governance.ToolTimeout = msDuration(*o.ToolTimeoutMs)
+	if err := o.validate(); err != nil {
+		return 0, errf(CodeInvalidOptions, "createSession: options.%v", err)
 	}
-	wo := WorkspaceOptions{Kind: "memory"}
-	if o.Workspace != nil {
-		wo = *o.Workspace
+	if host == nil && o.needsHost() {
+		return 0, errf(CodeInvalidOptions, "createSession: options name JS functions but no host dispatcher was given")
 	}
-	var d workspace.Driver
-	switch wo.Kind {
-	case "memory", "":
-		if wo.Root != "" {
-			return 0, errf(CodeInvalidOptions, "createSession: workspace.root is not used by a memory workspace")
-		}
-		d = memfs.New()
-	default:
-		mk, ok := drivers[wo.Kind]
-		if !ok {
-			return 0, errf(CodeInvalidOptions, "createSession: workspace.kind %q is not supported here (supported: %s)", wo.Kind, kinds(drivers))
-		}
-		var err error
-		if d, err = mk(wo); err != nil {
-			return 0, errf(CodeInvalidOptions, "createSession: workspace: %v", err)
-		}
-	}
-	ws, err := workspace.New(d)
+	ws, err := buildWorkspace(ctx, o.Workspace, drivers)
 	if err != nil {
 		return 0, err
 	}
-	names := make([]string, 0, len(wo.Files))
-	for n := range wo.Files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		if _, err := ws.WriteFile(ctx, n, []byte(wo.Files[n])); err != nil {
-			return 0, errf(CodeInvalidOptions, "createSession: workspace.files[%q]: %v", n, err)
-		}
-	}
-	opts.Workspace = ws
+	gov := newGovernance(&o, host)
+	opts := core.Options{Workspace: ws, Governance: gov.kernel()}
 	s, err := core.New(opts)
 	if err != nil {
 		return 0, errf(CodeInvalidOptions, "createSession: %v", err)
 	}
+	gov.attach(s)
 	t.mu.Lock()
 	t.next++
 	id := t.next
-	t.m[id] = &entry{s: s, subs: map[int]*core.Subscription{}}
+	t.m[id] = &entry{s: s, host: host, gov: gov, subs: map[int]*core.Subscription{}}
 	t.mu.Unlock()
 	return id, nil
 }
 
-func kinds(drivers map[string]func(WorkspaceOptions) (workspace.Driver, error)) string {
+func buildWorkspace(ctx context.Context, wo *WorkspaceOptions, drivers Drivers) (*workspace.Workspace, error) {
+	w := WorkspaceOptions{Kind: "memory"}
+	if wo != nil {
+		w = *wo
+	}
+	var d workspace.Driver
+	switch w.Kind {
+	case "memory":
+		if w.Root != "" {
+			return nil, errf(CodeInvalidOptions, "createSession: options.workspace.root is not used by a memory workspace")
+		}
+		d = memfs.New()
+	case "":
+		return nil, errf(CodeInvalidOptions, "createSession: options.workspace.kind is required (supported: %s)", kinds(drivers))
+	default:
+		mk, ok := drivers[w.Kind]
+		if !ok {
+			return nil, errf(CodeInvalidOptions, "createSession: options.workspace.kind %q is not supported here (supported: %s)", w.Kind, kinds(drivers))
+		}
+		var err error
+		if d, err = mk(w); err != nil {
+			return nil, errf(CodeInvalidOptions, "createSession: options.workspace: %v", err)
+		}
+	}
+	ws, err := workspace.New(d)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(w.Files))
+	for n := range w.Files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if _, err := ws.WriteFile(ctx, n, []byte(w.Files[n])); err != nil {
+			return nil, errf(CodeInvalidOptions, "createSession: options.workspace.files[%q]: %v", n, err)
+		}
+	}
+	return ws, nil
+}
+
+func kinds(drivers Drivers) string {
 	ks := []string{"memory"}
 	for k := range drivers {
 		ks = append(ks, k)
@@ -156,17 +158,34 @@ func (t *Sessions) get(id int) (*entry, error) {
 	defer t.mu.Unlock()
 	e, ok := t.m[id]
 	if !ok {
+		if id > 0 && id <= t.next {
+			// Handles are never reused: a missing one below next was closed.
+			return nil, errf(CodeSessionClosed, "session is closed")
+		}
 		return nil, errf(CodeUnknownSession, "no session with handle %d", id)
 	}
 	return e, nil
 }
 
-// CallSync runs the methods that never block: toolNames, toolDefinitions,
-// activeTools, isClosed.
-func (t *Sessions) CallSync(id int, method string) (any, error) {
+// Len is the number of live sessions.
+func (t *Sessions) Len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.m)
+}
+
+// CallSync runs the methods that never block (PROTOCOL.md §1 callSync).
+func (t *Sessions) CallSync(id int, method string, raw []byte) (any, error) {
 	e, err := t.get(id)
 	if err != nil {
 		return nil, err
+	}
+	switch method {
+	case "isClosed":
+		return e.s.IsClosed(), nil
+	}
+	if e.s.IsClosed() {
+		return nil, errf(CodeSessionClosed, "%s: session is closed", method)
 	}
 	switch method {
 	case "toolNames":
@@ -175,35 +194,65 @@ func (t *Sessions) CallSync(id int, method string) (any, error) {
 		return e.s.ToolDefinitions(), nil
 	case "activeTools":
 		return e.s.ActiveTools(), nil
-	case "isClosed":
-		return e.s.IsClosed(), nil
+	case "pendingConfirmations":
+		return e.gov.pending(), nil
+	case "subscribe":
+		e.mu.Lock()
+		e.nsub++
+		sid := e.nsub
+		e.subs[sid] = e.s.Events()
+		e.mu.Unlock()
+		return sid, nil
+	case "registerHook":
+		var h HookSpec
+		if err := decodeArgs(method, raw, &h); err != nil {
+			return nil, err
+		}
+		if err := h.validate("registerHook: hook"); err != nil {
+			return nil, errf(CodeInvalidCall, "%v", err)
+		}
+		if h.Handler && e.host == nil {
+			return nil, errf(CodeInvalidCall, "registerHook: a handler needs a host dispatcher")
+		}
+		if err := e.gov.registerHook(h); err != nil {
+			return nil, errf(CodeInvalidCall, "registerHook: %v", err)
+		}
+		return true, nil
+	case "unregisterHook":
+		var a struct {
+			ID string `json:"id"`
+		}
+		if err := decodeArgs(method, raw, &a); err != nil {
+			return nil, err
+		}
+		return e.gov.unregisterHook(a.ID), nil
+	case "setBudgetGuard":
+		var b *BudgetSpec
+		if err := decodeArgs(method, raw, &b); err != nil {
+			return nil, err
+		}
+		if b != nil {
+			if err := b.validate("setBudgetGuard: guard"); err != nil {
+				return nil, errf(CodeInvalidCall, "%v", err)
+			}
+			if e.host == nil {
+				return nil, errf(CodeInvalidCall, "setBudgetGuard: a guard needs a host dispatcher")
+			}
+		}
+		e.gov.setBudget(b)
+		return true, nil
 	}
 	return nil, errf(CodeInvalidCall, "unknown synchronous method %q", method)
 }
 
-// ToolResult is the JS wire form of a tool result (API.md).
-type ToolResult struct {
-	Name          string `json:"name"`
-	Output        string `json:"output"`
-	ExitCode      int    `json:"exitCode"`
-	MetadataJSON  string `json:"metadataJson,omitempty"`
-	ErrorKindJSON string `json:"errorKindJson,omitempty"`
-}
-
-// Wire converts a kernel result to its JS form.
-func Wire(r *kernel.Result) ToolResult {
-	w := ToolResult{Name: r.Name, Output: r.Output, ExitCode: r.ExitCode}
-	if r.Metadata != nil {
-		if b, err := json.Marshal(r.Metadata); err == nil {
-			w.MetadataJSON = string(b)
-		}
+func decodeArgs(method string, raw []byte, v any) error {
+	if len(raw) == 0 {
+		raw = []byte("{}")
 	}
-	if r.ErrorKind != nil {
-		if b, err := json.Marshal(r.ErrorKind); err == nil {
-			w.ErrorKindJSON = string(b)
-		}
+	if err := decodeStrict(method+": arguments", raw, v); err != nil {
+		return &Error{Code: CodeInvalidCall, Msg: err.Error()}
 	}
-	return w
+	return nil
 }
 
 type toolCall struct {
@@ -211,27 +260,31 @@ type toolCall struct {
 	Args json.RawMessage `json:"args"`
 }
 
-// Call runs an asynchronous method with JSON arguments.
+// Call runs an asynchronous method with JSON arguments (PROTOCOL.md §1
+// call). The result is a JSON-encodable value.
 func (t *Sessions) Call(ctx context.Context, id int, method string, raw []byte) (any, error) {
 	e, err := t.get(id)
 	if err != nil {
 		return nil, err
 	}
 	if method == "close" {
-		e.s.Close()
+		t.close(id, e)
 		return true, nil
 	}
 	if e.s.IsClosed() {
-		return nil, errf(CodeSessionClosed, "session is closed")
+		return nil, errf(CodeSessionClosed, "%s: session is closed", method)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, errf(CodeAborted, "%s: the call was aborted", method)
 	}
 	switch method {
 	case "tool", "governedTool":
 		var c toolCall
-		if err := decodeStrict(raw, &c); err != nil {
-			return nil, errf(CodeInvalidCall, "%s: %v", method, err)
+		if err := decodeArgs(method, raw, &c); err != nil {
+			return nil, err
 		}
 		if c.Name == "" {
-			return nil, errf(CodeInvalidCall, "%s: tool name must be a non-empty string", method)
+			return nil, errf(CodeInvalidCall, "%s: the tool name must be a non-empty string", method)
 		}
 		if len(c.Args) == 0 || string(c.Args) == "null" {
 			c.Args = json.RawMessage(`{}`)
@@ -239,52 +292,178 @@ func (t *Sessions) Call(ctx context.Context, id int, method string, raw []byte) 
 		if c.Args[0] != '{' {
 			return nil, errf(CodeInvalidCall, "%s: args must be an object", method)
 		}
-		var res *kernel.Result
-		if method == "tool" {
-			res, err = e.s.Tool(ctx, c.Name, c.Args)
-		} else {
-			res, err = e.s.GovernedTool(ctx, c.Name, c.Args)
+		call := e.s.Tool
+		if method == "governedTool" {
+			call = e.s.GovernedTool
 		}
-		if err != nil {
-			return nil, mapErr(err)
+		res, err := call(ctx, c.Name, c.Args)
+		return e.result(ctx, method, res, err)
+	case "readFile":
+		var a struct {
+			Path   string `json:"path"`
+			Offset int    `json:"offset"`
+			Limit  int    `json:"limit"`
 		}
-		return Wire(res), nil
-	case "subscribe":
-		t.mu.Lock()
-		e.nsub++
-		sid := e.nsub
-		e.subs[sid] = e.s.Events()
-		t.mu.Unlock()
-		return sid, nil
+		if err := decodeArgs(method, raw, &a); err != nil {
+			return nil, err
+		}
+		out, err := e.s.ReadFile(ctx, a.Path, core.ReadOptions{Offset: a.Offset, Limit: a.Limit})
+		return e.typed(ctx, method, out, err)
+	case "writeFile":
+		var a struct {
+			Path    string `json:"path"`
+			Content string `json:"content"`
+		}
+		if err := decodeArgs(method, raw, &a); err != nil {
+			return nil, err
+		}
+		res, err := e.s.WriteFile(ctx, a.Path, a.Content)
+		return e.result(ctx, method, res, err)
+	case "editFile":
+		var a struct {
+			Path       string `json:"path"`
+			OldString  string `json:"oldString"`
+			NewString  string `json:"newString"`
+			ReplaceAll bool   `json:"replaceAll"`
+		}
+		if err := decodeArgs(method, raw, &a); err != nil {
+			return nil, err
+		}
+		res, err := e.s.EditFile(ctx, a.Path, a.OldString, a.NewString, a.ReplaceAll)
+		return e.result(ctx, method, res, err)
+	case "patchFile":
+		var a struct {
+			Path string `json:"path"`
+			Diff string `json:"diff"`
+		}
+		if err := decodeArgs(method, raw, &a); err != nil {
+			return nil, err
+		}
+		res, err := e.s.PatchFile(ctx, a.Path, a.Diff)
+		return e.result(ctx, method, res, err)
+	case "ls":
+		var a struct {
+			Path string `json:"path"`
+		}
+		if err := decodeArgs(method, raw, &a); err != nil {
+			return nil, err
+		}
+		res, err := e.s.Ls(ctx, a.Path)
+		return e.result(ctx, method, res, err)
+	case "glob":
+		var a struct {
+			Pattern string `json:"pattern"`
+		}
+		if err := decodeArgs(method, raw, &a); err != nil {
+			return nil, err
+		}
+		paths, err := e.s.Glob(ctx, a.Pattern)
+		if paths == nil && err == nil {
+			paths = []string{}
+		}
+		return e.typed(ctx, method, paths, err)
+	case "grep":
+		var a struct {
+			Pattern string `json:"pattern"`
+		}
+		if err := decodeArgs(method, raw, &a); err != nil {
+			return nil, err
+		}
+		out, err := e.s.Grep(ctx, a.Pattern)
+		return e.typed(ctx, method, out, err)
+	case "confirmToolUse":
+		var a struct {
+			ToolID   string `json:"toolId"`
+			Approved *bool  `json:"approved"`
+			Reason   string `json:"reason"`
+		}
+		if err := decodeArgs(method, raw, &a); err != nil {
+			return nil, err
+		}
+		if a.ToolID == "" || a.Approved == nil {
+			return nil, errf(CodeInvalidCall, "confirmToolUse: toolId (a non-empty string) and approved (a boolean) are required")
+		}
+		return e.gov.confirm(a.ToolID, *a.Approved, a.Reason), nil
 	}
 	return nil, errf(CodeInvalidCall, "unknown method %q", method)
 }
 
+// result turns a kernel answer into the wire form, applying the
+// cancellation rule of PROTOCOL.md: a call that failed because its caller
+// aborted → ABORTED; because the session closed under it → SESSION_CLOSED
+// (the kernel may report such a call as cancelled, or as denied by a hook
+// or guard that was cut short). A call that finished keeps its result.
+func (e *entry) result(ctx context.Context, method string, res *kernel.Result, err error) (any, error) {
+	if err != nil {
+		return nil, mapErr(method, err)
+	}
+	if res.ExitCode != 0 {
+		if ctx.Err() != nil {
+			return nil, errf(CodeAborted, "%s: the call was aborted", method)
+		}
+		if e.s.IsClosed() {
+			return nil, errf(CodeSessionClosed, "%s: the session was closed while the call ran", method)
+		}
+	}
+	return Wire(res), nil
+}
+
+// typed is result for the helpers that return a plain value (readFile,
+// glob, grep): a failed tool becomes TOOL_FAILED with the result as detail.
+func (e *entry) typed(ctx context.Context, method string, v any, err error) (any, error) {
+	var te *core.ToolError
+	if errors.As(err, &te) {
+		if _, cerr := e.result(ctx, method, te.Result, nil); cerr != nil {
+			return nil, cerr
+		}
+		d, _ := json.Marshal(Wire(te.Result))
+		return nil, &Error{Code: CodeToolFailed, Msg: fmt.Sprintf("%s: %s", method, te.Result.Output), Detail: string(d)}
+	}
+	if err != nil {
+		return nil, mapErr(method, err)
+	}
+	return v, nil
+}
+
+func (t *Sessions) close(id int, e *entry) {
+	e.s.Close()
+	e.gov.close()
+	t.mu.Lock()
+	delete(t.m, id)
+	t.mu.Unlock()
+}
+
 // NextEvents waits for the next events of a subscription: {events, done}.
 func (t *Sessions) NextEvents(ctx context.Context, id, sub int) (any, error) {
+	type batch struct {
+		Events []WireEvent `json:"events"`
+		Done   bool        `json:"done"`
+	}
 	e, err := t.get(id)
 	if err != nil {
-		return nil, err
+		// A closed session has left the table: its streams are over.
+		return batch{Events: []WireEvent{}, Done: true}, nil
 	}
-	t.mu.Lock()
+	e.mu.Lock()
 	s, ok := e.subs[sub]
-	t.mu.Unlock()
+	e.mu.Unlock()
 	if !ok {
-		return map[string]any{"events": []kernel.Event{}, "done": true}, nil
+		return batch{Events: []WireEvent{}, Done: true}, nil
 	}
 	evs, done, err := s.Next(ctx, 256)
 	if err != nil {
-		return nil, mapErr(err)
+		return nil, mapErr("nextEvents", err)
 	}
 	if done {
-		t.mu.Lock()
+		e.mu.Lock()
 		delete(e.subs, sub)
-		t.mu.Unlock()
+		e.mu.Unlock()
 	}
-	if evs == nil {
-		evs = []kernel.Event{}
+	out := make([]WireEvent, len(evs))
+	for i, ev := range evs {
+		out[i] = WireEventOf(ev)
 	}
-	return map[string]any{"events": evs, "done": done}, nil
+	return batch{Events: out, Done: done}, nil
 }
 
 // Unsubscribe ends a subscription.
@@ -293,27 +472,26 @@ func (t *Sessions) Unsubscribe(id, sub int) {
 	if err != nil {
 		return
 	}
-	t.mu.Lock()
+	e.mu.Lock()
 	s, ok := e.subs[sub]
 	delete(e.subs, sub)
-	t.mu.Unlock()
+	e.mu.Unlock()
 	if ok {
 		s.Close()
 	}
 }
 
-func mapErr(err error) error {
-	switch {
-	case errors.Is(err, core.ErrClosed):
-		return errf(CodeSessionClosed, "session is closed")
-	case errors.Is(err, core.ErrNotRegistered):
-		return errf(CodeToolNotRegistered, "%v", err)
-	case errors.Is(err, context.Canceled):
-		return errf(CodeAborted, "the call was aborted")
-	}
+func mapErr(method string, err error) error {
 	var ae *Error
-	if errors.As(err, &ae) {
+	switch {
+	case errors.As(err, &ae):
 		return ae
+	case errors.Is(err, core.ErrClosed):
+		return errf(CodeSessionClosed, "%s: session is closed", method)
+	case errors.Is(err, core.ErrNotRegistered):
+		return errf(CodeToolNotRegistered, "%s: %v", method, err)
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return errf(CodeAborted, "%s: the call was aborted", method)
 	}
-	return err
+	return errf(CodeInvalidCall, "%s: %v", method, err)
 }

@@ -10,10 +10,12 @@ import (
 	"syscall/js"
 )
 
-// CodedError is an error that crosses to JS as an Error with a `code`.
+// CodedError is an error that crosses to JS as an Error with a `code`
+// and, when Detail is set, a `detail` (a JSON string).
 type CodedError struct {
-	Code string
-	Err  error
+	Code   string
+	Detail string
+	Err    error
 }
 
 func (e *CodedError) Error() string { return e.Err.Error() }
@@ -34,6 +36,9 @@ func NewError(err error) js.Value {
 	var ce *CodedError
 	if errors.As(err, &ce) {
 		e.Set("code", ce.Code)
+		if ce.Detail != "" {
+			e.Set("detail", ce.Detail)
+		}
 	} else {
 		e.Set("code", "INTERNAL")
 	}
@@ -158,4 +163,51 @@ func SignalContext(parent context.Context, signal js.Value) (context.Context, co
 		cancel(nil)
 	}
 	return ctx, stop, nil
+}
+
+// Caller returns a Go function that calls the JS function fn(kind,
+// payloadJSON, signal) from a goroutine and awaits its Promise<string>
+// (npm/src/PROTOCOL.md §2). It aborts the AbortSignal it passed when ctx
+// ends, so the JS side can stop work. Call it only from a goroutine, never
+// inside a js.FuncOf callback.
+func Caller(fn js.Value) func(ctx context.Context, kind string, payload []byte) ([]byte, error) {
+	return func(ctx context.Context, kind string, payload []byte) ([]byte, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		ac := js.Global().Get("AbortController").New()
+		stop := context.AfterFunc(ctx, func() { ac.Call("abort") })
+		defer stop()
+		var p js.Value
+		if err := catch(func() { p = fn.Invoke(kind, string(payload), ac.Get("signal")) }); err != nil {
+			return nil, err
+		}
+		v, err := Await(ctx, p)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("host %s: %w", kind, ctx.Err())
+			}
+			return nil, fmt.Errorf("host %s: %w", kind, err)
+		}
+		if v.Type() != js.TypeString {
+			return nil, fmt.Errorf("host %s: the dispatcher answered %s, not a JSON string", kind, v.Type())
+		}
+		return []byte(v.String()), nil
+	}
+}
+
+// catch runs f, turning a thrown JS exception (a panic of js.Error) into
+// an error.
+func catch(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if je, ok := r.(js.Error); ok {
+				err = errors.New(JSErrorString(je.Value))
+				return
+			}
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	f()
+	return nil
 }

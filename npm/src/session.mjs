@@ -1,102 +1,366 @@
-// The Session wrapper: one JS->Go crossing per call, JSON in and out.
+// The public Session: one JS->Go crossing per call, JSON in and out, over
+// the `api` object of PROTOCOL.md §1. JS functions in the options (hooks,
+// budget guard, confirmation handler, security provider) stay here; Go
+// reaches them through the one host dispatcher of PROTOCOL.md §2.
 
 export class CodeWasmError extends Error {
-  constructor(message, code) {
+  constructor(message, code, extra) {
     super(message);
     this.name = 'CodeWasmError';
     this.code = code;
+    if (extra) Object.assign(this, extra);
   }
 }
 
 function asError(e) {
   if (e instanceof CodeWasmError) return e;
   if (e && typeof e === 'object' && typeof e.code === 'string') {
-    return new CodeWasmError(e.message, e.code);
+    const extra = {};
+    if (typeof e.detail === 'string' && e.detail) {
+      try { extra.result = JSON.parse(e.detail); } catch { /* keep the message */ }
+    }
+    return new CodeWasmError(e.message, e.code, extra);
   }
   return new CodeWasmError(String(e && e.message ? e.message : e), 'INTERNAL');
 }
 
-const SESSION_OPTION_KEYS = new Set(['workspace', 'toolTimeoutMs']);
+const invalid = (msg) => new CodeWasmError(msg, 'INVALID_OPTIONS');
+const badCall = (msg) => new CodeWasmError(msg, 'INVALID_CALL');
 
-export function makeCreateSession(getApi) {
-  return async function createSession(options = {}) {
-    if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-      throw new CodeWasmError('createSession: options must be an object', 'INVALID_OPTIONS');
+function isPlainObject(v) {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const p = Object.getPrototypeOf(v);
+  return p === Object.prototype || p === null;
+}
+
+// toData checks that v is JSON data (what Go will see) and names the first
+// key that is not: a function, a symbol, a bigint, undefined inside an
+// array, a non-finite number, a class instance.
+function toData(v, at) {
+  switch (typeof v) {
+    case 'string': case 'boolean': return v;
+    case 'number':
+      if (!Number.isFinite(v)) throw invalid(`${at} must be a finite number, got ${v}`);
+      return v;
+    case 'undefined': return undefined;
+    case 'object':
+      if (v === null) return null;
+      if (Array.isArray(v)) {
+        return v.map((x, i) => {
+          if (x === undefined) throw invalid(`${at}[${i}] is undefined`);
+          return toData(x, `${at}[${i}]`);
+        });
+      }
+      if (!isPlainObject(v)) throw invalid(`${at} must be a plain object, got ${v.constructor?.name ?? 'an object'}`);
+      {
+        const out = {};
+        for (const [k, x] of Object.entries(v)) {
+          const d = toData(x, `${at}.${k}`);
+          if (d !== undefined) out[k] = d;
+        }
+        return out;
+      }
+    default:
+      throw invalid(`${at} must be JSON data, got a ${typeof v}`);
+  }
+}
+
+function fnOrAbsent(v, at) {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'function') throw invalid(`${at} must be a function, got ${typeof v}`);
+  return v;
+}
+
+const OPTION_KEYS = new Set([
+  'workspace', 'toolTimeoutMs', 'permissionPolicy', 'confirmationPolicy',
+  'confirmationHandler', 'hooks', 'budgetGuard', 'securityProvider',
+]);
+
+// splitHook validates one hook's shape and returns [wire, handler].
+function splitHook(h, at) {
+  if (!isPlainObject(h)) throw invalid(`${at} must be an object {id, event, matcher?, config?, handler?}`);
+  const { handler, ...rest } = h;
+  const fn = fnOrAbsent(handler, `${at}.handler`);
+  const wire = toData(rest, at);
+  if (typeof wire.id !== 'string' || wire.id === '') throw invalid(`${at}.id must be a non-empty string`);
+  wire.handler = !!fn;
+  return [wire, fn];
+}
+
+function splitBudget(g, at) {
+  if (!isPlainObject(g)) throw invalid(`${at} must be an object {checkBeforeTool, timeoutMs?}`);
+  const { checkBeforeTool, ...rest } = g;
+  const fn = fnOrAbsent(checkBeforeTool, `${at}.checkBeforeTool`);
+  const wire = toData(rest, at);
+  wire.checkBeforeTool = !!fn;
+  return [wire, fn];
+}
+
+// splitOptions separates what Go decodes (data, with booleans where
+// functions were; PROTOCOL.md §3) from the functions JS keeps.
+function splitOptions(options) {
+  if (!isPlainObject(options)) throw invalid('createSession: options must be a plain object');
+  for (const k of Object.keys(options)) {
+    if (!OPTION_KEYS.has(k)) {
+      throw invalid(`createSession: unknown option "${k}" (known: ${[...OPTION_KEYS].join(', ')})`);
     }
-    for (const k of Object.keys(options)) {
-      if (!SESSION_OPTION_KEYS.has(k)) {
-        throw new CodeWasmError(`createSession: unknown option "${k}"`, 'INVALID_OPTIONS');
+  }
+  const { hooks, budgetGuard, confirmationHandler, securityProvider, ...data } = options;
+  const wire = toData(data, 'createSession: options');
+  const fns = { hooks: new Map(), budget: undefined, confirm: undefined, sanitize: undefined };
+  if (hooks !== undefined) {
+    if (!Array.isArray(hooks)) throw invalid('createSession: options.hooks must be an array');
+    wire.hooks = hooks.map((h, i) => {
+      const [w, fn] = splitHook(h, `createSession: options.hooks[${i}]`);
+      if (fn) fns.hooks.set(w.id, fn);
+      return w;
+    });
+  }
+  if (budgetGuard !== undefined && budgetGuard !== null) {
+    const [w, fn] = splitBudget(budgetGuard, 'createSession: options.budgetGuard');
+    wire.budgetGuard = w;
+    fns.budget = fn;
+  }
+  fns.confirm = fnOrAbsent(confirmationHandler, 'createSession: options.confirmationHandler');
+  if (fns.confirm) wire.confirmationHandler = true;
+  if (securityProvider !== undefined && securityProvider !== null) {
+    if (!isPlainObject(securityProvider)) throw invalid('createSession: options.securityProvider must be an object {sanitizeOutput}');
+    const { sanitizeOutput, ...rest } = securityProvider;
+    for (const k of Object.keys(rest)) throw invalid(`createSession: options.securityProvider: unknown key "${k}" (known: sanitizeOutput)`);
+    fns.sanitize = fnOrAbsent(sanitizeOutput, 'createSession: options.securityProvider.sanitizeOutput');
+    wire.securityProvider = { sanitizeOutput: !!fns.sanitize };
+  }
+  return { wire, fns };
+}
+
+// makeHost builds the session's host dispatcher (PROTOCOL.md §2). Every
+// user function may be sync or async; its return value goes back as JSON.
+function makeHost(fns, hostKinds) {
+  return async function host(kind, payloadJSON, signal) {
+    const payload = JSON.parse(payloadJSON);
+    const ctx = { signal };
+    let v;
+    switch (kind) {
+      case 'hook': {
+        const fn = fns.hooks.get(payload.hookId);
+        if (!fn) throw new Error(`no handler for hook "${payload.hookId}"`);
+        v = await fn(payload, ctx);
+        break;
+      }
+      case 'budget':
+        if (!fns.budget) throw new Error('no budget guard');
+        v = await fns.budget(payload, ctx);
+        break;
+      case 'confirm':
+        if (!fns.confirm) throw new Error('no confirmation handler');
+        v = await fns.confirm(payload, ctx);
+        break;
+      case 'security':
+        if (!fns.sanitize) throw new Error('no security provider');
+        v = await fns.sanitize(payload.text, ctx);
+        break;
+      default: {
+        const fn = hostKinds[kind];
+        if (typeof fn !== 'function') throw new Error(`no handler for host kind "${kind}"`);
+        v = await fn(payload, ctx);
       }
     }
+    return JSON.stringify(v === undefined ? null : v);
+  };
+}
+
+// Sessions a program drops without close() are closed when collected.
+const finalizer = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry(({ api, id }) => { api.call(id, 'close', '{}').catch(() => {}); })
+  : null;
+
+export function makeCreateSession(getApi, { hostKinds = {} } = {}) {
+  return async function createSession(options = {}) {
+    const { wire, fns } = splitOptions(options);
     const api = await getApi();
     let id;
     try {
-      id = await api.createSession(JSON.stringify(options));
+      id = await api.createSession(JSON.stringify(wire), makeHost(fns, hostKinds));
     } catch (e) {
       throw asError(e);
     }
-    return new Session(api, id);
+    return new Session(api, id, fns);
   };
+}
+
+function checkSignal(opts, what) {
+  if (opts === undefined || opts === null) return undefined;
+  if (typeof opts !== 'object') throw badCall(`${what}: options must be an object`);
+  const s = opts.signal;
+  if (s === undefined || s === null) return undefined;
+  if (typeof s !== 'object' || typeof s.aborted !== 'boolean' || typeof s.addEventListener !== 'function') {
+    throw badCall(`${what}: signal must be an AbortSignal`);
+  }
+  return s;
+}
+
+function abortError(what) {
+  return new CodeWasmError(`${what}: the call was aborted`, 'ABORTED');
 }
 
 export class Session {
   #api;
   #id;
+  #fns;
   #closed = false;
 
-  constructor(api, id) {
+  constructor(api, id, fns) {
     this.#api = api;
     this.#id = id;
+    this.#fns = fns;
+    finalizer?.register(this, { api, id }, this);
   }
 
-  #sync(method) {
-    if (this.#closed) throw new CodeWasmError('session is closed', 'SESSION_CLOSED');
-    const r = this.#api.callSync(this.#id, method);
+  #sync(method, args) {
+    if (this.#closed) throw new CodeWasmError(`${method}: session is closed`, 'SESSION_CLOSED');
+    const r = this.#api.callSync(this.#id, method, args === undefined ? '' : JSON.stringify(args));
     if (typeof r !== 'string') throw new CodeWasmError(r.error, r.code);
     return JSON.parse(r);
   }
 
+  // #call crosses once. An aborted signal rejects at once with ABORTED and
+  // cancels the Go side, which stops the tool through its context.
   async #call(method, args, opts) {
-    if (this.#closed && method !== 'close') {
-      throw new CodeWasmError('session is closed', 'SESSION_CLOSED');
-    }
+    const signal = checkSignal(opts, method);
+    if (this.#closed) throw new CodeWasmError(`${method}: session is closed`, 'SESSION_CLOSED');
+    if (signal?.aborted) throw abortError(method);
+    const p = this.#api.call(this.#id, method, JSON.stringify(args ?? {}), signal);
+    let onAbort;
+    const aborted = signal && new Promise((_, reject) => {
+      onAbort = () => reject(abortError(method));
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
     try {
-      const out = await this.#api.call(this.#id, method, JSON.stringify(args ?? {}), opts?.signal);
+      const out = await (aborted ? Promise.race([p, aborted]) : p);
       return JSON.parse(out);
     } catch (e) {
       throw asError(e);
+    } finally {
+      if (onAbort) signal.removeEventListener('abort', onAbort);
+      if (aborted) p.catch(() => {}); // the loser of the race must not be unhandled
     }
   }
 
+  // Tool surface (synchronous).
   toolNames() { return this.#sync('toolNames'); }
   toolDefinitions() { return this.#sync('toolDefinitions'); }
   activeTools() { return this.#sync('activeTools'); }
   isClosed() { return this.#closed; }
 
-  tool(name, args = {}, opts) { return this.#call('tool', { name, args }, opts); }
-  governedTool(name, args = {}, opts) { return this.#call('governedTool', { name, args }, opts); }
-
-  async #text(name, args, opts) {
-    const r = await this.tool(name, args, opts);
-    if (r.exitCode !== 0) {
-      const e = new CodeWasmError(r.output, 'TOOL_FAILED');
-      e.result = r;
-      throw e;
-    }
-    return r.output;
+  // Direct calls.
+  tool(name, args = {}, opts) {
+    if (typeof name !== 'string' || name === '') return Promise.reject(badCall('tool: name must be a non-empty string'));
+    return this.#call('tool', { name, args }, opts);
   }
-
+  governedTool(name, args = {}, opts) {
+    if (typeof name !== 'string' || name === '') return Promise.reject(badCall('governedTool: name must be a non-empty string'));
+    return this.#call('governedTool', { name, args }, opts);
+  }
   readFile(path, opts = {}) {
-    const args = { file_path: path };
-    if (opts.offset !== undefined) args.offset = opts.offset;
-    if (opts.limit !== undefined) args.limit = opts.limit;
-    return this.#text('read', args, opts);
+    const args = { path };
+    if (opts?.offset !== undefined) args.offset = opts.offset;
+    if (opts?.limit !== undefined) args.limit = opts.limit;
+    return this.#call('readFile', args, opts);
   }
-  writeFile(path, content, opts) { return this.tool('write', { file_path: path, content }, opts); }
+  writeFile(path, content, opts) { return this.#call('writeFile', { path, content }, opts); }
+  editFile(path, oldString, newString, replaceAll = false, opts) {
+    return this.#call('editFile', { path, oldString, newString, replaceAll }, opts);
+  }
+  patchFile(path, diff, opts) { return this.#call('patchFile', { path, diff }, opts); }
+  ls(path, opts) {
+    if (path !== null && typeof path === 'object' && opts === undefined) { opts = path; path = undefined; }
+    return this.#call('ls', path === undefined ? {} : { path }, opts);
+  }
+  glob(pattern, opts) { return this.#call('glob', { pattern }, opts); }
+  grep(pattern, opts) { return this.#call('grep', { pattern }, opts); }
 
+  // Human in the loop.
+  pendingConfirmations() { return this.#sync('pendingConfirmations'); }
+  confirmToolUse(toolId, approved, reason, opts) {
+    const args = { toolId, approved };
+    if (reason !== undefined) args.reason = reason;
+    return this.#call('confirmToolUse', args, opts);
+  }
+
+  // Governance at run time.
+  registerHook(id, eventType, matcher, config, handler) {
+    if (typeof matcher === 'function' && config === undefined && handler === undefined) { handler = matcher; matcher = undefined; }
+    if (typeof config === 'function' && handler === undefined) { handler = config; config = undefined; }
+    let wire, fn;
+    try {
+      [wire, fn] = splitHook({ id, event: eventType, matcher, config, handler }, 'registerHook');
+    } catch (e) {
+      throw badCall(e.message);
+    }
+    this.#sync('registerHook', wire);
+    if (fn) this.#fns.hooks.set(id, fn);
+  }
+  unregisterHook(id) {
+    const ok = this.#sync('unregisterHook', { id });
+    this.#fns.hooks.delete(id);
+    return ok;
+  }
+  setBudgetGuard(guard) {
+    if (guard === null || guard === undefined) {
+      this.#sync('setBudgetGuard', null);
+      this.#fns.budget = undefined;
+      return;
+    }
+    let wire, fn;
+    try {
+      [wire, fn] = splitBudget(guard, 'setBudgetGuard');
+    } catch (e) {
+      throw badCall(e.message);
+    }
+    this.#sync('setBudgetGuard', wire);
+    this.#fns.budget = fn;
+  }
+
+  // events() subscribes now: every event published after this call is
+  // delivered, in order. Iterate with for await, or call next().
+  events() {
+    const sub = this.#sync('subscribe');
+    const api = this.#api;
+    const id = this.#id;
+    let queue = [];
+    let done = false;
+    let pulling = null;
+    const pull = async () => {
+      const r = JSON.parse(await api.nextEvents(id, sub));
+      queue = queue.concat(r.events);
+      if (r.done) done = true;
+    };
+    const it = {
+      async next() {
+        while (queue.length === 0 && !done) {
+          pulling ??= pull().finally(() => { pulling = null; });
+          await pulling;
+        }
+        if (queue.length > 0) return { value: queue.shift(), done: false };
+        return { value: undefined, done: true };
+      },
+      async return() {
+        done = true;
+        queue = [];
+        api.unsubscribe(id, sub);
+        return { value: undefined, done: true };
+      },
+      [Symbol.asyncIterator]() { return it; },
+    };
+    return it;
+  }
+
+  // close cancels what is in flight (those calls reject with
+  // SESSION_CLOSED), ends event streams, and releases the session.
   async close() {
     if (this.#closed) return;
     this.#closed = true;
+    finalizer?.unregister(this);
     await this.#api.call(this.#id, 'close', '{}');
   }
 }
