@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"sync"
 
@@ -427,6 +428,13 @@ func (e *entry) typed(ctx context.Context, method string, v any, err error) (any
 
 func (t *Sessions) close(id int, e *entry) {
 	e.s.Close()
+	// A driver that holds resources (the OPFS log handle and its Web Lock)
+	// lets them go with its session.
+	if ws := e.s.Workspace(); ws != nil {
+		if c, ok := ws.Driver().(io.Closer); ok {
+			c.Close()
+		}
+	}
 	e.gov.close()
 	t.mu.Lock()
 	delete(t.m, id)
