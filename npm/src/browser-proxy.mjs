@@ -1,0 +1,142 @@
+// The page side of the browser build: an object with the PROTOCOL.md `api`
+// members whose work happens in a dedicated Worker (browser-worker.mjs),
+// so a long tool call never blocks the page. Asynchronous members become
+// messages; the synchronous ones are answered from the per-session state
+// the worker keeps fresh (toolNames, toolDefinitions, activeTools,
+// pendingConfirmations, isClosed), or forwarded in order without waiting
+// (subscribe, registerHook, unregisterHook, setBudgetGuard: their effect
+// is in place before any later call of this page reaches the worker).
+// Host-dispatcher calls (hooks, confirmations…) come back from the worker
+// and run here, on the page, with the user's functions.
+
+export function startWorkerApi() {
+  const worker = new Worker(new URL('./browser-worker.mjs', import.meta.url), { type: 'module', name: 'code-wasm' });
+  let nextId = 0;
+  const pending = new Map(); // request id -> {resolve, reject}
+  const hosts = new Map(); // createSession request id -> host function
+  const hostCalls = new Map(); // host call id -> AbortController
+  const sessions = new Map(); // handle -> {state, nsub, hooks:Set}
+
+  const request = (msg) => new Promise((resolve, reject) => {
+    const id = ++nextId;
+    pending.set(id, { resolve, reject });
+    worker.postMessage({ ...msg, id });
+    return id;
+  });
+  const codedError = (e) => Object.assign(new Error(e.message), { code: e.code ?? 'INTERNAL', ...(e.detail !== undefined ? { detail: e.detail } : {}) });
+
+  let readyResolve, readyReject;
+  const ready = new Promise((res, rej) => { readyResolve = res; readyReject = rej; });
+
+  worker.onerror = (ev) => {
+    const err = codedError({ message: `the code-wasm worker failed: ${ev.message ?? 'unknown error'}`, code: 'INTERNAL' });
+    readyReject(err);
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+  };
+
+  worker.onmessage = async (ev) => {
+    const m = ev.data;
+    switch (m.op) {
+      case 'ready':
+        if (m.error) readyReject(codedError(m.error));
+        else readyResolve(m.version);
+        break;
+      case 'result': {
+        const p = pending.get(m.id);
+        if (!p) break;
+        pending.delete(m.id);
+        if (m.ok) p.resolve(m.value);
+        else p.reject(codedError(m.error));
+        break;
+      }
+      case 'state': {
+        const s = sessions.get(m.handle);
+        if (s) Object.assign(s.state, m.state);
+        break;
+      }
+      case 'host': {
+        const host = hosts.get(m.session);
+        const ac = new AbortController();
+        hostCalls.set(m.id, ac);
+        try {
+          if (!host) throw new Error(`no host for session ${m.session}`);
+          const value = await host(m.kind, m.payload, ac.signal);
+          worker.postMessage({ op: 'hostResult', id: m.id, ok: true, value });
+        } catch (e) {
+          worker.postMessage({ op: 'hostResult', id: m.id, ok: false, error: { message: String(e?.message ?? e), code: e?.code } });
+        } finally {
+          hostCalls.delete(m.id);
+        }
+        break;
+      }
+      case 'hostAbort':
+        hostCalls.get(m.id)?.abort();
+        break;
+      case 'warn':
+        console.warn('code-wasm:', m.message);
+        break;
+    }
+  };
+
+  const api = {
+    version: undefined,
+    worker,
+    async createSession(optionsJSON, host) {
+      const id = nextId + 1; // the id request() is about to use
+      if (host) hosts.set(id, host);
+      try {
+        const { handle, state } = await request({ op: 'createSession', options: optionsJSON, hasHost: !!host });
+        sessions.set(handle, { state: { ...state }, nsub: 0, hooks: new Set() });
+        return handle;
+      } catch (e) {
+        hosts.delete(id);
+        throw e;
+      }
+    },
+    call(handle, method, argsJSON, signal) {
+      if (signal?.aborted) return Promise.reject(codedError({ message: 'aborted by signal', code: 'ABORTED' }));
+      const id = nextId + 1;
+      const p = request({ op: 'call', handle, method, args: argsJSON, hasSignal: !!signal });
+      if (signal) signal.addEventListener('abort', () => worker.postMessage({ op: 'abort', id }), { once: true });
+      return p.finally(() => {
+        if (method === 'close') sessions.delete(handle);
+      });
+    },
+    callSync(handle, method, argsJSON) {
+      const s = sessions.get(handle);
+      if (!s) return { error: `no session with handle ${handle}`, code: 'UNKNOWN_SESSION' };
+      if (method in s.state) {
+        const v = s.state[method];
+        return v ?? { error: `${method} is not available`, code: 'INVALID_CALL' };
+      }
+      const closed = s.state.isClosed === 'true';
+      switch (method) {
+        case 'subscribe': {
+          if (closed) return { error: 'session is closed', code: 'SESSION_CLOSED' };
+          const sub = ++s.nsub;
+          worker.postMessage({ op: 'subscribe', handle, sub });
+          return JSON.stringify(sub);
+        }
+        case 'registerHook':
+        case 'unregisterHook':
+        case 'setBudgetGuard': {
+          if (closed) return { error: 'session is closed', code: 'SESSION_CLOSED' };
+          let out = true;
+          if (method === 'registerHook') s.hooks.add(JSON.parse(argsJSON).id);
+          if (method === 'unregisterHook') out = s.hooks.delete(JSON.parse(argsJSON).id);
+          worker.postMessage({ op: 'callSync', handle, method, args: argsJSON });
+          return JSON.stringify(out);
+        }
+      }
+      return { error: `unknown synchronous method "${method}"`, code: 'INVALID_CALL' };
+    },
+    nextEvents(handle, sub) {
+      return request({ op: 'nextEvents', handle, sub });
+    },
+    unsubscribe(handle, sub) {
+      worker.postMessage({ op: 'unsubscribe', handle, sub });
+    },
+  };
+  return ready.then((version) => { api.version = version; return api; });
+}

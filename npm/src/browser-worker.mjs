@@ -1,0 +1,156 @@
+// The dedicated Worker the browser entry runs the wasm in (see
+// browser-proxy.mjs for the page side and RATIONALE.md "Why does the
+// browser build run in a dedicated Worker?"). It owns the one Go instance
+// and answers the page's messages with the PROTOCOL.md `api` object:
+//   page → worker: createSession, call, abort, callSync, subscribe,
+//                  nextEvents, unsubscribe, hostResult
+//   worker → page: ready, result, state, host, hostAbort, warn
+// After every call, and whenever a session's events show tools starting
+// or ending, the worker posts the session's synchronous state (toolNames,
+// toolDefinitions, activeTools, pendingConfirmations, isClosed) if it
+// changed, so the page answers those synchronous methods from a cache.
+import { loadApi } from './loader.mjs';
+import { getModule } from './browser-wasm.mjs';
+
+// Host kinds answered here, inside the worker, instead of on the page
+// (e.g. a PTC executor: 'ptc.run'). Everything else goes to the page.
+const workerHostKinds = {};
+
+const STATE_METHODS = ['toolNames', 'toolDefinitions', 'activeTools', 'pendingConfirmations', 'isClosed'];
+const sessions = new Map(); // handle -> {subs: Map(local -> real), state: {}, monitor}
+const calls = new Map(); // call id -> AbortController
+const hostWaits = new Map(); // host id -> {resolve, reject}
+let nextHostId = 0;
+
+const post = (m) => self.postMessage(m);
+const errorOf = (e) => ({ message: String(e?.message ?? e), code: e?.code ?? 'INTERNAL', detail: e?.detail });
+
+let api;
+const ready = loadApi(getModule).then(
+  (a) => { api = a; post({ op: 'ready', version: a.version }); },
+  (e) => post({ op: 'ready', error: errorOf(e) }),
+);
+
+function syncJSON(handle, method, args) {
+  const r = args === undefined ? api.callSync(handle, method) : api.callSync(handle, method, args);
+  return typeof r === 'string' ? r : null;
+}
+
+// pushState posts the methods whose JSON changed since the last post.
+function pushState(handle) {
+  const s = sessions.get(handle);
+  if (!s) return;
+  const changed = {};
+  let any = false;
+  for (const m of STATE_METHODS) {
+    const v = syncJSON(handle, m);
+    if (v !== null && v !== s.state[m]) { s.state[m] = v; changed[m] = v; any = true; }
+  }
+  if (any) post({ op: 'state', handle, state: changed });
+}
+
+// monitor follows a session's events to keep activeTools fresh on the page
+// while a long call runs.
+async function monitor(handle) {
+  const sub = syncJSON(handle, 'subscribe');
+  if (sub === null) return; // an older wasm without subscribe: state rides on results only
+  const id = JSON.parse(sub);
+  for (;;) {
+    let batch;
+    try {
+      batch = JSON.parse(await api.nextEvents(handle, id));
+    } catch (_) { break; }
+    pushState(handle);
+    if (batch.done) break;
+  }
+  pushState(handle);
+}
+
+// hostFor routes a session's host calls to the page by the id of the
+// createSession request (the handle is not known before it resolves).
+function hostFor(session) {
+  return (kind, payloadJSON, signal) => {
+    const local = workerHostKinds[kind];
+    if (local) return local(payloadJSON, signal);
+    return new Promise((resolve, reject) => {
+      const id = ++nextHostId;
+      hostWaits.set(id, { resolve, reject });
+      signal?.addEventListener('abort', () => post({ op: 'hostAbort', id }), { once: true });
+      post({ op: 'host', id, session, kind, payload: payloadJSON });
+    });
+  };
+}
+
+async function answer(id, fn) {
+  try {
+    post({ op: 'result', id, ok: true, value: await fn() });
+  } catch (e) {
+    post({ op: 'result', id, ok: false, error: errorOf(e) });
+  }
+}
+
+const handlers = {
+  createSession: (m) => answer(m.id, async () => {
+    const handle = await api.createSession(m.options, m.hasHost ? hostFor(m.id) : undefined);
+    const s = { subs: new Map(), state: {} };
+    sessions.set(handle, s);
+    for (const k of STATE_METHODS) s.state[k] = syncJSON(handle, k);
+    monitor(handle);
+    return { handle, state: s.state };
+  }),
+  call: (m) => answer(m.id, async () => {
+    const ac = m.hasSignal ? new AbortController() : undefined;
+    if (ac) calls.set(m.id, ac);
+    try {
+      return await api.call(m.handle, m.method, m.args, ac?.signal);
+    } finally {
+      calls.delete(m.id);
+      pushState(m.handle);
+      if (m.method === 'close') sessions.delete(m.handle);
+    }
+  }),
+  abort: (m) => calls.get(m.id)?.abort(),
+  callSync: (m) => {
+    const r = m.args === undefined ? api.callSync(m.handle, m.method) : api.callSync(m.handle, m.method, m.args);
+    if (typeof r !== 'string') post({ op: 'warn', message: `${m.method}: ${r.error} (${r.code})` });
+    pushState(m.handle);
+  },
+  subscribe: (m) => {
+    const s = sessions.get(m.handle);
+    const r = syncJSON(m.handle, 'subscribe');
+    if (s && r !== null) s.subs.set(m.sub, JSON.parse(r));
+  },
+  nextEvents: (m) => answer(m.id, () => {
+    const real = sessions.get(m.handle)?.subs.get(m.sub);
+    if (real === undefined) return JSON.stringify({ events: [], done: true });
+    return api.nextEvents(m.handle, real);
+  }),
+  unsubscribe: (m) => {
+    const s = sessions.get(m.handle);
+    const real = s?.subs.get(m.sub);
+    if (real !== undefined) { s.subs.delete(m.sub); api.unsubscribe(m.handle, real); }
+  },
+  hostResult: (m) => {
+    const w = hostWaits.get(m.id);
+    if (!w) return;
+    hostWaits.delete(m.id);
+    if (m.ok) w.resolve(m.value);
+    else w.reject(Object.assign(new Error(m.error.message), { code: m.error.code }));
+  },
+};
+
+// Messages are handled strictly in arrival order once the instance is up,
+// so a subscribe or registerHook posted before a call takes effect first.
+let queue = ready;
+self.onmessage = (ev) => {
+  const m = ev.data;
+  queue = queue.then(() => {
+    if (!api) {
+      if (m.id !== undefined) post({ op: 'result', id: m.id, ok: false, error: { message: 'the code-wasm worker failed to start', code: 'INTERNAL' } });
+      return;
+    }
+    const h = handlers[m.op];
+    if (h) h(m);
+    else post({ op: 'warn', message: `unknown message ${m.op}` });
+  });
+};
