@@ -14,10 +14,16 @@ func Builtins(ws *workspace.Workspace) []kernel.Tool {
 	c := ws.Capabilities()
 	var out []kernel.Tool
 	if c.Read {
-		out = append(out, &Read{ws: ws})
+		out = append(out, &Read{ws: ws}, &Ls{ws: ws})
 	}
 	if c.Write {
 		out = append(out, &Write{ws: ws})
+	}
+	if c.Read && c.Write {
+		out = append(out, &Edit{ws: ws}, &Patch{ws: ws})
+	}
+	if c.Search {
+		out = append(out, &Grep{ws: ws}, &Glob{ws: ws})
 	}
 	return out
 }

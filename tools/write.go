@@ -1,40 +1,145 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/a3s-lab/code-wasm/kernel"
 	"github.com/a3s-lab/code-wasm/workspace"
 )
 
-// Write is the `write` tool.
+// Write is the `write` tool: overwrite (creating parents) or append with a
+// compare-and-swap offset (REFERENCE.md §2.2).
 type Write struct{ ws *workspace.Workspace }
 
 func (*Write) Name() string { return "write" }
 func (*Write) Description() string {
-	return "Write a file in the workspace, creating parent directories."
+	return "Write a workspace file. mode=overwrite (default) replaces the whole file with content, creating it and any missing parent directories. " +
+		"mode=append adds content to the end and requires expected_offset: the file's current size in UTF-8 bytes (0 for a new file). " +
+		"If the size differs the call is rejected and nothing changes (re-read the file to get its size); retrying an append that already " +
+		"succeeded is safe and reports already_applied=true. For small changes to an existing file prefer edit or patch."
 }
 func (*Write) Parameters() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{"file_path":{"type":"string"},"content":{"type":"string"}},"required":["file_path","content"],"additionalProperties":false}`)
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"file_path":{"type":"string","minLength":1,"description":"Workspace-relative path of the file to write."},` +
+		`"content":{"type":"string","description":"The full new content (overwrite) or the chunk to add (append)."},` +
+		`"mode":{"type":"string","enum":["overwrite","append"],"default":"overwrite","description":"overwrite (default) or append."},` +
+		`"expected_offset":{"type":"integer","minimum":0,"description":"append: the file's current size in bytes; required. overwrite: omit or 0."}},` +
+		`"required":["file_path","content"],"additionalProperties":false,` +
+		`"examples":[{"file_path":"notes/todo.md","content":"# TODO\n"},{"file_path":"log.txt","content":"line 2\n","mode":"append","expected_offset":7}]}`)
 }
-func (*Write) Capabilities(json.RawMessage) kernel.Capabilities {
+
+func (*Write) Capabilities(args json.RawMessage) kernel.Capabilities {
 	c := kernel.Conservative()
 	c.Idempotent, c.OutputKind = true, kernel.OutputDiff
+	var a struct {
+		Mode string `json:"mode"`
+	}
+	if json.Unmarshal(args, &a) == nil && a.Mode == "append" {
+		c.Resumable = true
+	}
 	return c
 }
 
 func (w *Write) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, error) {
 	var a struct {
-		FilePath string `json:"file_path"`
-		Content  string `json:"content"`
+		FilePath       *string `json:"file_path"`
+		Content        *string `json:"content"`
+		Mode           *string `json:"mode"`
+		ExpectedOffset *int64  `json:"expected_offset"`
 	}
-	if err := json.Unmarshal(call.Args, &a); err != nil {
-		return nil, kernel.InvalidArgument("write: %v", err)
-	}
-	if _, err := w.ws.WriteFile(ctx, a.FilePath, []byte(a.Content)); err != nil {
+	if err := decodeArgs("write", call.Args, &a); err != nil {
 		return nil, err
 	}
-	return kernel.OK(fmt.Sprintf("Wrote %d bytes to %s", len(a.Content), a.FilePath), map[string]any{"file_path": a.FilePath}), nil
+	if a.FilePath == nil || *a.FilePath == "" {
+		return nil, kernel.InvalidArgument("write: file_path is required")
+	}
+	if a.Content == nil {
+		return nil, kernel.InvalidArgument("write: content is required (use \"\" for an empty file)")
+	}
+	mode := "overwrite"
+	if a.Mode != nil {
+		mode = *a.Mode
+	}
+	if a.ExpectedOffset != nil && *a.ExpectedOffset < 0 {
+		return nil, kernel.InvalidArgument("write: expected_offset must be 0 or more, got %d", *a.ExpectedOffset)
+	}
+	name, err := workspace.Resolve(*a.FilePath)
+	if err != nil {
+		return nil, &workspace.PathError{Op: "write", Path: *a.FilePath, Err: err}
+	}
+	if name == "." {
+		return nil, kernel.InvalidArgument("write: file_path names the workspace root, not a file")
+	}
+	switch mode {
+	case "overwrite":
+		if a.ExpectedOffset != nil && *a.ExpectedOffset != 0 {
+			return nil, kernel.InvalidArgument("write: expected_offset=%d applies only to mode=append; omit it (or pass 0) to overwrite", *a.ExpectedOffset)
+		}
+		return w.overwrite(ctx, name, []byte(*a.Content))
+	case "append":
+		if a.ExpectedOffset == nil {
+			return nil, kernel.InvalidArgument("write: mode=append requires expected_offset, the file's current size in bytes (0 for a new file)")
+		}
+		return w.append(ctx, name, []byte(*a.Content), *a.ExpectedOffset)
+	}
+	return nil, kernel.InvalidArgument("write: unknown mode %q: use \"overwrite\" or \"append\"", mode)
+}
+
+func (w *Write) overwrite(ctx context.Context, name string, content []byte) (*kernel.Result, error) {
+	before, _, err := w.ws.ReadFile(ctx, name)
+	created := false
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		created = true
+	case errors.Is(err, workspace.ErrIsDir):
+		return nil, kernel.InvalidArgument("write: %s is a directory", workspace.Display(name))
+	case err != nil:
+		return nil, err
+	}
+	if _, err := w.ws.WriteFile(ctx, name, content); err != nil {
+		return nil, err
+	}
+	meta := map[string]any{"file_path": name, "created": created, "mode": "overwrite", "bytes": len(content)}
+	changeMeta(meta, name, before, content, !created)
+	verb := "Updated"
+	if created {
+		verb = "Created"
+	}
+	return kernel.OK(fmt.Sprintf("%s %s (%d bytes)", verb, workspace.Display(name), len(content)), meta), nil
+}
+
+func (w *Write) append(ctx context.Context, name string, chunk []byte, expected int64) (*kernel.Result, error) {
+	cur, ver, err := w.ws.ReadFile(ctx, name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		cur, ver = nil, ""
+	case errors.Is(err, workspace.ErrIsDir):
+		return nil, kernel.InvalidArgument("write: %s is a directory", workspace.Display(name))
+	case err != nil:
+		return nil, err
+	}
+	size := int64(len(cur))
+	meta := map[string]any{"file_path": name, "mode": "append", "offset": expected, "appended_bytes": len(chunk)}
+	if size != expected {
+		if size == expected+int64(len(chunk)) && bytes.HasSuffix(cur, chunk) {
+			meta["resulting_size"], meta["already_applied"] = size, true
+			return kernel.OK(fmt.Sprintf("Append already applied: %s already ends with these %d bytes at offset %d (size %d); nothing changed", workspace.Display(name), len(chunk), expected, size), meta), nil
+		}
+		return nil, kernel.InvalidArgument("write: append rejected: expected_offset=%d but %s is %d bytes; nothing was written (re-read the file and retry with expected_offset=%d)", expected, workspace.Display(name), size, size)
+	}
+	if ver == "" && size == 0 {
+		// A new file: create it unless one appeared meanwhile.
+		if _, err := w.ws.AppendFile(ctx, name, chunk, ""); err != nil {
+			return nil, err
+		}
+	} else if _, err := w.ws.AppendFile(ctx, name, chunk, ver); err != nil {
+		return nil, err
+	}
+	meta["resulting_size"], meta["already_applied"] = size+int64(len(chunk)), false
+	return kernel.OK(fmt.Sprintf("Appended %d bytes to %s at offset %d (size now %d)", len(chunk), workspace.Display(name), expected, size+int64(len(chunk))), meta), nil
 }

@@ -1,0 +1,246 @@
+package tools
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/a3s-lab/code-wasm/kernel"
+)
+
+// Shared limits (REFERENCE.md §2, core/src/tools/mod.rs upstream).
+const (
+	maxOutputSize  = 100 << 10 // bytes of tool output
+	maxReadLines   = 2000      // default and maximum lines per read range
+	maxLineLength  = 2000      // characters shown per line
+	defaultLimit   = 200       // pagination default
+	maxLimit       = 1000      // pagination maximum (larger values are clamped)
+	maxSourceAnchs = 64        // paths listed in metadata.source_anchors
+)
+
+// decodeArgs unmarshals a tool's arguments strictly: unknown keys and wrong
+// types are invalid_argument errors that name the argument. Absent and null
+// arguments leave pointer fields nil.
+func decodeArgs(tool string, raw json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage(`{}`)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &te) && te.Field != "":
+			return kernel.InvalidArgument("%s: argument %q must be %s, not %s", tool, te.Field, jsonTypeName(te.Type.String()), te.Value)
+		case errors.As(err, &te):
+			return kernel.InvalidArgument("%s: arguments must be a JSON object, not %s", tool, te.Value)
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			return kernel.InvalidArgument("%s: unknown argument %s", tool, strings.TrimPrefix(err.Error(), "json: unknown field "))
+		}
+		return kernel.InvalidArgument("%s: arguments are not valid JSON: %v", tool, err)
+	}
+	if dec.More() {
+		return kernel.InvalidArgument("%s: arguments must be one JSON object", tool)
+	}
+	return nil
+}
+
+func jsonTypeName(goType string) string {
+	switch {
+	case strings.Contains(goType, "int"):
+		return "an integer"
+	case strings.Contains(goType, "bool"):
+		return "a boolean"
+	case strings.Contains(goType, "string"):
+		return "a string"
+	case strings.HasPrefix(goType, "[]") || strings.HasPrefix(goType, "*[]"):
+		return "an array"
+	}
+	return "an object"
+}
+
+// page is the shared pagination state (REFERENCE.md §2, pagination.rs).
+type page struct {
+	Offset         int
+	RequestedLimit int
+	AppliedLimit   int
+	Returned       int
+	Total          int
+	NextCursor     string // "" when there is no next page
+	LimitClamped   bool
+}
+
+// parsePage validates limit and cursor. A limit above maxLimit is clamped;
+// an empty or blank cursor is the first page.
+func parsePage(tool string, limit *int, cursor *string) (page, error) {
+	p := page{RequestedLimit: defaultLimit, AppliedLimit: defaultLimit}
+	if limit != nil {
+		if *limit < 1 {
+			return p, kernel.InvalidArgument("%s: limit must be at least 1, got %d", tool, *limit)
+		}
+		p.RequestedLimit, p.AppliedLimit = *limit, *limit
+		if *limit > maxLimit {
+			p.AppliedLimit, p.LimitClamped = maxLimit, true
+		}
+	}
+	if cursor != nil && strings.TrimSpace(*cursor) != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(*cursor))
+		if err != nil || n < 0 {
+			return p, kernel.InvalidArgument("%s: cursor is invalid or expired: %q (copy next_cursor exactly from the previous call, or omit it for the first page)", tool, *cursor)
+		}
+		p.Offset = n
+	}
+	return p, nil
+}
+
+// window applies the page to total items and returns the [lo, hi) slice
+// bounds; an offset beyond total is the invalid-cursor error.
+func (p *page) window(tool string, total int) (int, int, error) {
+	p.Total = total
+	if p.Offset > total {
+		return 0, 0, kernel.InvalidArgument("%s: cursor is invalid or expired: offset %d is beyond the %d item(s) now present (start again without a cursor)", tool, p.Offset, total)
+	}
+	hi := min(total, p.Offset+p.AppliedLimit)
+	p.Returned = hi - p.Offset
+	if hi < total {
+		p.NextCursor = strconv.Itoa(hi)
+	}
+	return p.Offset, hi, nil
+}
+
+func (p page) meta() map[string]any {
+	var next any
+	if p.NextCursor != "" {
+		next = p.NextCursor
+	}
+	return map[string]any{
+		"offset":          p.Offset,
+		"requested_limit": p.RequestedLimit,
+		"applied_limit":   p.AppliedLimit,
+		"returned_items":  p.Returned,
+		"total_items":     p.Total,
+		"next_cursor":     next,
+		"truncated":       p.NextCursor != "",
+		"limit_clamped":   p.LimitClamped,
+	}
+}
+
+// footer is the human continuation line of a page.
+func (p page) footer(noun string) string {
+	s := fmt.Sprintf("(%d of %d %s shown", p.Returned, p.Total, noun)
+	if p.Offset > 0 {
+		s += fmt.Sprintf(", starting at item %d", p.Offset+1)
+	}
+	s += ")"
+	if p.LimitClamped {
+		s += fmt.Sprintf("\n(limit %d was clamped to the maximum %d)", p.RequestedLimit, maxLimit)
+	}
+	if p.NextCursor != "" {
+		s += fmt.Sprintf("\n(More results: continue with cursor=%q)", p.NextCursor)
+	}
+	return s
+}
+
+// cutUTF8 returns the longest prefix of s of at most n bytes that does not
+// split a UTF-8 sequence.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// cutLine shortens a line to maxLineLength characters.
+func cutLine(s string) (string, bool) {
+	if len(s) <= maxLineLength {
+		return s, false
+	}
+	n := 0
+	for i := range s {
+		if n == maxLineLength {
+			return s[:i], true
+		}
+		n++
+	}
+	return s, false
+}
+
+// boundOutput keeps output within maxOutputSize, saying so at the end.
+func boundOutput(s, hint string) (string, bool) {
+	if len(s) <= maxOutputSize {
+		return s, false
+	}
+	keep := cutUTF8(s, maxOutputSize-len(hint)-80)
+	return keep + fmt.Sprintf("\n[output truncated: %d of %d bytes shown; %s]", len(keep), len(s), hint), true
+}
+
+// Change compaction (REFERENCE.md §3.4).
+const (
+	compactThreshold  = 64 << 10
+	previewBytes      = 8 << 10
+	diffPreviewBytes  = 32 << 10
+	diffComputeBudget = 1 << 20
+)
+
+// changeMeta puts before/after into meta, compacting them when large.
+// before is omitted when hasBefore is false (a created file).
+func changeMeta(meta map[string]any, path string, before, after []byte, hasBefore bool) {
+	if len(before)+len(after) <= compactThreshold {
+		if hasBefore {
+			meta["before"] = string(before)
+		}
+		meta["after"] = string(after)
+		return
+	}
+	side := func(b []byte) map[string]any {
+		sum := sha256.Sum256(b)
+		return map[string]any{"bytes": len(b), "sha256": hex.EncodeToString(sum[:])}
+	}
+	ch := map[string]any{"compacted": true, "before": side(before), "after": side(after), "diff_omitted": true}
+	if len(before)+len(after) <= diffComputeBudget {
+		d := UnifiedDiff("a/"+path, "b/"+path, before, after, 3)
+		ch["diff_omitted"] = false
+		if len(d) > diffPreviewBytes {
+			ch["unified_diff"] = cutUTF8(d, diffPreviewBytes) + fmt.Sprintf("\n[diff preview truncated: %d of %d bytes]\n", len(cutUTF8(d, diffPreviewBytes)), len(d))
+			ch["unified_diff_truncated"] = true
+		} else {
+			ch["unified_diff"] = d
+			ch["unified_diff_truncated"] = false
+		}
+	}
+	if hasBefore {
+		meta["before"] = preview(before)
+	}
+	meta["after"] = preview(after)
+	meta["change"] = ch
+}
+
+// preview is a head/tail preview of at most previewBytes (plus a marker).
+func preview(b []byte) string {
+	if len(b) <= previewBytes {
+		return string(b)
+	}
+	head := cutUTF8(string(b), previewBytes/2)
+	t := len(b) - previewBytes/2
+	for t < len(b) && !utf8.RuneStart(b[t]) {
+		t++
+	}
+	tail := string(b[t:])
+	return head + fmt.Sprintf("\n[… %d bytes omitted …]\n", len(b)-len(head)-len(tail)) + tail
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,136 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/a3s-lab/code-wasm/kernel"
+	"github.com/a3s-lab/code-wasm/workspace"
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Glob is the `glob` tool: file paths matching a doublestar pattern, in
+// pages (REFERENCE.md §2.6).
+type Glob struct{ ws *workspace.Workspace }
+
+func (*Glob) Name() string { return "glob" }
+func (*Glob) Description() string {
+	return "Find files by path pattern. Patterns are matched against paths relative to path (default: the workspace root): `*` and `?` stay within one " +
+		"directory, `**` crosses directories, `{a,b}` and `[abc]` are alternatives (e.g. `**/*.go`, `src/**/*.{ts,tsx}`). Output: one workspace-relative " +
+		"path per line, then `(X of Y file(s) shown)`, and a `cursor=` line when more remain (limit: default 200, maximum 1000). " +
+		"sort=backend (default) keeps the workspace's walk order; sort=path sorts lexically: use it when paging so pages are stable. " +
+		"No match is not an error: the output says \"No files found matching pattern\"."
+}
+func (*Glob) Parameters() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"pattern":{"type":"string","minLength":1,"description":"Doublestar pattern relative to path, e.g. **/*.go."},` +
+		`"path":{"type":"string","description":"Directory to search from, relative to the workspace root. Default: the root."},` +
+		`"limit":{"type":"integer","minimum":1,"description":"Page size (default 200, maximum 1000; larger values are clamped)."},` +
+		`"cursor":{"type":"string","description":"Copy next_cursor from the previous page; omit for the first page."},` +
+		`"sort":{"type":"string","enum":["backend","path"],"default":"backend","description":"backend (walk order) or path (lexical; stable pages)."}},` +
+		`"required":["pattern"],"additionalProperties":false,` +
+		`"examples":[{"pattern":"**/*.go"},{"pattern":"*.{ts,tsx}","path":"src","sort":"path","limit":100}]}`)
+}
+func (*Glob) Capabilities(json.RawMessage) kernel.Capabilities { return kernel.ReadOnlyPaginated(16) }
+
+func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, error) {
+	var a struct {
+		Pattern *string `json:"pattern"`
+		Path    *string `json:"path"`
+		Limit   *int    `json:"limit"`
+		Cursor  *string `json:"cursor"`
+		Sort    *string `json:"sort"`
+	}
+	if err := decodeArgs("glob", call.Args, &a); err != nil {
+		return nil, err
+	}
+	if a.Pattern == nil || *a.Pattern == "" {
+		return nil, kernel.InvalidArgument("glob: pattern is required and must not be empty")
+	}
+	sortBy := "backend"
+	if a.Sort != nil {
+		sortBy = *a.Sort
+	}
+	if sortBy != "backend" && sortBy != "path" {
+		return nil, kernel.InvalidArgument("glob: unknown sort %q: use \"backend\" or \"path\"", sortBy)
+	}
+	pg, err := parsePage("glob", a.Limit, a.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	pattern, err := workspace.ValidatePattern(*a.Pattern)
+	if err != nil {
+		return nil, kernel.InvalidArgument("glob: %v", err)
+	}
+	if !doublestar.ValidatePattern(pattern) {
+		return nil, kernel.InvalidArgument("glob: %q is not a valid pattern (check brackets and braces)", *a.Pattern)
+	}
+	root := "."
+	if a.Path != nil && *a.Path != "" {
+		if root, err = workspace.Resolve(*a.Path); err != nil {
+			return nil, &workspace.PathError{Op: "glob", Path: *a.Path, Err: err}
+		}
+	}
+	st, err := g.ws.Stat(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	if st.Kind != workspace.KindDir {
+		return nil, kernel.InvalidArgument("glob: path %s is a file, not a directory", workspace.Display(root))
+	}
+	// Walk only below the pattern's literal directory prefix.
+	base, _ := doublestar.SplitPattern(pattern)
+	walkRoot := root
+	if base != "." && !strings.ContainsAny(base, `\`) {
+		walkRoot = workspace.Join(root, base)
+	}
+	var matches []string
+	prefix := ""
+	if root != "." {
+		prefix = root + "/"
+	}
+	err = g.ws.Walk(ctx, walkRoot, func(p string, e workspace.Entry) error {
+		if e.Kind == workspace.KindDir {
+			return nil
+		}
+		if ok, _ := doublestar.Match(pattern, strings.TrimPrefix(p, prefix)); ok {
+			matches = append(matches, p)
+		}
+		return nil
+	})
+	if err != nil && walkRoot != root {
+		if _, serr := g.ws.Stat(ctx, walkRoot); serr != nil {
+			err, matches = nil, nil // the literal prefix does not exist: no matches
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if sortBy == "path" {
+		slices.Sort(matches)
+	}
+	lo, hi, err := pg.window("glob", len(matches))
+	if err != nil {
+		return nil, err
+	}
+	page := matches[lo:hi]
+	var b strings.Builder
+	if len(matches) == 0 {
+		fmt.Fprintf(&b, "No files found matching pattern: %s\n", *a.Pattern)
+	} else {
+		for _, p := range page {
+			b.WriteString(workspace.Display(p) + "\n")
+		}
+		b.WriteString(pg.footer("file(s)") + "\n")
+	}
+	if page == nil {
+		page = []string{}
+	}
+	meta := map[string]any{"page": pg.meta(), "sort": sortBy, "pattern": pattern, "path": root, "paths": page}
+	out, cut := boundOutput(b.String(), "use a smaller limit")
+	meta["output_truncated"] = cut
+	return kernel.OK(out, meta), nil
+}

@@ -1,0 +1,546 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"regexp/syntax"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/a3s-lab/code-wasm/kernel"
+	"github.com/a3s-lab/code-wasm/workspace"
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+const (
+	maxGrepContext = 100
+	binarySniff    = 8 << 10
+)
+
+// Grep is the `grep` tool: a regular-expression search over workspace
+// files (REFERENCE.md §2.5).
+type Grep struct{ ws *workspace.Workspace }
+
+func (*Grep) Name() string { return "grep" }
+func (*Grep) Description() string {
+	return "Search file contents with a regular expression (Go RE2 syntax: no backreferences or lookaround; matched line by line, so a pattern never spans lines). " +
+		"path limits the search to a directory or one file (default: the whole workspace). glob filters files: a glob without '/' (e.g. `*.go`, `*.{ts,tsx}`) " +
+		"matches the file's base name, a glob with '/' (e.g. `src/**/*.go`) matches the path relative to path. Binary files (a NUL byte in the first 8 KiB) are skipped. " +
+		"-i ignores case; context adds lines before and after each match (content mode). output_mode picks the smallest useful answer: " +
+		"content (default; matching lines as path:line:text, capped at 100 KiB), files_with_matches (paths, sorted, paginated with limit/cursor), " +
+		"count (path: K matching line(s), paginated), summary (totals only). Prefer files_with_matches, count or summary to survey, then read the files."
+}
+func (*Grep) Parameters() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"pattern":{"type":"string","minLength":1,"description":"Regular expression (Go RE2 syntax)."},` +
+		`"path":{"type":"string","description":"Directory or file to search, relative to the workspace root. Default: the root."},` +
+		`"glob":{"type":"string","description":"File filter, e.g. *.go or *.{ts,tsx} (base name) or src/**/*.go (path relative to path)."},` +
+		`"context":{"type":"integer","minimum":0,"maximum":100,"description":"Lines of context before and after each match (content mode). Default 0."},` +
+		`"-i":{"type":"boolean","default":false,"description":"Case-insensitive search."},` +
+		`"output_mode":{"type":"string","enum":["content","files_with_matches","count","summary"],"default":"content","description":"content, files_with_matches, count or summary."},` +
+		`"limit":{"type":"integer","minimum":1,"description":"Page size for files_with_matches and count (default 200, maximum 1000; larger values are clamped)."},` +
+		`"cursor":{"type":"string","description":"files_with_matches and count: copy next_cursor from the previous page."}},` +
+		`"required":["pattern"],"additionalProperties":false,` +
+		`"examples":[{"pattern":"func main","glob":"*.go"},{"pattern":"TODO|FIXME","output_mode":"count","-i":true},{"pattern":"import","path":"src","glob":"*.{ts,tsx}","output_mode":"files_with_matches"}]}`)
+}
+
+func (*Grep) Capabilities(args json.RawMessage) kernel.Capabilities {
+	var a struct {
+		OutputMode string `json:"output_mode"`
+	}
+	if json.Unmarshal(args, &a) == nil && (a.OutputMode == "files_with_matches" || a.OutputMode == "count") {
+		return kernel.ReadOnlyPaginated(16)
+	}
+	return kernel.ParallelSafeRead(16)
+}
+
+type grepArgs struct {
+	Pattern    *string `json:"pattern"`
+	Path       *string `json:"path"`
+	Glob       *string `json:"glob"`
+	Context    *int    `json:"context"`
+	IgnoreCase bool    `json:"-i"`
+	OutputMode *string `json:"output_mode"`
+	Limit      *int    `json:"limit"`
+	Cursor     *string `json:"cursor"`
+}
+
+// lineMatcher finds matching lines. A required literal of the pattern, when
+// there is one, is searched first so lines without it are never handed to
+// the regexp engine, and files without it are rejected in one pass.
+type lineMatcher struct {
+	re   *regexp.Regexp
+	lit  []byte // required literal, or nil
+	fold bool   // lit is ASCII and matched case-insensitively
+}
+
+func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
+	flags := syntax.Perl
+	expr := pattern
+	if ignoreCase {
+		flags |= syntax.FoldCase
+		expr = "(?i)" + pattern
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, err
+	}
+	m := &lineMatcher{re: re}
+	if st, err := syntax.Parse(pattern, flags); err == nil {
+		if lit, fold := requiredLiteral(st.Simplify()); len(lit) > 0 {
+			s := string(lit)
+			switch {
+			case !fold || !hasLetter(s):
+				m.lit = []byte(s)
+			case asciiFoldable(s):
+				m.lit, m.fold = []byte(strings.ToLower(s)), true
+			}
+		}
+	}
+	return m, nil
+}
+
+func hasLetter(s string) bool {
+	for _, r := range s {
+		if strings.ToLower(string(r)) != strings.ToUpper(string(r)) {
+			return true
+		}
+	}
+	return false
+}
+
+// asciiFoldable: ASCII only, and no letter with a non-ASCII case fold
+// (k: KELVIN SIGN, s: LONG S).
+func asciiFoldable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i] | 0x20
+		if s[i] >= utf8.RuneSelf || c == 'k' || c == 's' {
+			return false
+		}
+	}
+	return true
+}
+
+// requiredLiteral returns the longest literal every match must contain.
+func requiredLiteral(re *syntax.Regexp) ([]rune, bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return re.Rune, re.Flags&syntax.FoldCase != 0
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiteral(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiteral(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		var best []rune
+		bestFold := false
+		for _, s := range re.Sub {
+			if l, f := requiredLiteral(s); len(string(l)) > len(string(best)) {
+				best, bestFold = l, f
+			}
+		}
+		return best, bestFold
+	}
+	return nil, false
+}
+
+func (m *lineMatcher) index(data []byte) int {
+	if !m.fold {
+		return bytes.Index(data, m.lit)
+	}
+	lo := m.lit[0]
+	up := lo
+	if lo >= 'a' && lo <= 'z' {
+		up = lo - 32
+	}
+	// Next known positions of each case of the first byte (-2: unknown).
+	nl, nu := -2, -2
+	next := func(cached int, c byte, from int) int {
+		if cached >= from || cached == -1 {
+			return cached
+		}
+		if j := bytes.IndexByte(data[from:], c); j >= 0 {
+			return from + j
+		}
+		return -1
+	}
+	for off := 0; off+len(m.lit) <= len(data); {
+		nl = next(nl, lo, off)
+		i := nl
+		if up != lo {
+			nu = next(nu, up, off)
+			if nu >= 0 && (i < 0 || nu < i) {
+				i = nu
+			}
+		}
+		if i < 0 || len(data)-i < len(m.lit) {
+			return -1
+		}
+		if bytes.EqualFold(data[i:i+len(m.lit)], m.lit) {
+			return i
+		}
+		off = i + 1
+	}
+	return -1
+}
+
+// scan reports each matching line (0-based index, byte start and end
+// without its "\n") to fn in order and returns how many lines matched. With
+// fn == nil it only counts, and no line numbers or match text are built.
+func (m *lineMatcher) scan(data []byte, fn func(idx, ls, le int)) int {
+	count := 0
+	lineNo, numbered := 0, 0 // line index of byte offset `numbered`
+	hit := func(ls, le int) {
+		count++
+		if fn != nil {
+			lineNo += bytes.Count(data[numbered:ls], []byte{'\n'})
+			numbered = ls
+			fn(lineNo, ls, le)
+		}
+	}
+	if m.lit != nil {
+		pos := 0
+		for pos < len(data) {
+			i := m.index(data[pos:])
+			if i < 0 {
+				break
+			}
+			at := pos + i
+			ls := pos + bytes.LastIndexByte(data[pos:at], '\n') + 1
+			le := len(data)
+			if j := bytes.IndexByte(data[at:], '\n'); j >= 0 {
+				le = at + j
+			}
+			if m.re.Match(data[ls:le]) {
+				hit(ls, le)
+			}
+			pos = le + 1
+		}
+		return count
+	}
+	for ls := 0; ls < len(data); {
+		le := len(data)
+		if j := bytes.IndexByte(data[ls:], '\n'); j >= 0 {
+			le = ls + j
+		}
+		if m.re.Match(data[ls:le]) {
+			hit(ls, le)
+		}
+		ls = le + 1
+	}
+	return count
+}
+
+type grepFile struct {
+	path    string
+	count   int
+	lines   []int32 // content mode: matching line indexes
+	data    []byte  // content mode: kept for rendering
+	skipped bool    // binary
+	failed  error
+}
+
+func (g *Grep) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, error) {
+	var a grepArgs
+	if err := decodeArgs("grep", call.Args, &a); err != nil {
+		return nil, err
+	}
+	if a.Pattern == nil || *a.Pattern == "" {
+		return nil, kernel.InvalidArgument("grep: pattern is required and must not be empty")
+	}
+	mode := "content"
+	if a.OutputMode != nil {
+		mode = *a.OutputMode
+	}
+	switch mode {
+	case "content", "files_with_matches", "count", "summary":
+	default:
+		return nil, kernel.InvalidArgument("grep: unknown output_mode %q: use content, files_with_matches, count or summary", mode)
+	}
+	paginated := mode == "files_with_matches" || mode == "count"
+	if !paginated {
+		if a.Limit != nil && *a.Limit != defaultLimit {
+			return nil, kernel.InvalidArgument("grep: limit applies only to output_mode files_with_matches or count, not %s", mode)
+		}
+		if a.Cursor != nil && strings.TrimSpace(*a.Cursor) != "" {
+			return nil, kernel.InvalidArgument("grep: cursor applies only to output_mode files_with_matches or count, not %s", mode)
+		}
+	}
+	pg, err := parsePage("grep", a.Limit, a.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	ctxLines := 0
+	if a.Context != nil {
+		if *a.Context < 0 || *a.Context > maxGrepContext {
+			return nil, kernel.InvalidArgument("grep: context must be between 0 and %d lines, got %d", maxGrepContext, *a.Context)
+		}
+		ctxLines = *a.Context
+	}
+	m, err := newLineMatcher(*a.Pattern, a.IgnoreCase)
+	if err != nil {
+		return nil, kernel.InvalidArgument("grep: invalid regular expression (Go RE2 syntax): %v", err)
+	}
+	root := "."
+	if a.Path != nil && *a.Path != "" {
+		if root, err = workspace.Resolve(*a.Path); err != nil {
+			return nil, &workspace.PathError{Op: "grep", Path: *a.Path, Err: err}
+		}
+	}
+	glob := ""
+	if a.Glob != nil && *a.Glob != "" {
+		if glob, err = workspace.ValidatePattern(*a.Glob); err != nil {
+			return nil, kernel.InvalidArgument("grep: glob: %v", err)
+		}
+		if !doublestar.ValidatePattern(glob) {
+			return nil, kernel.InvalidArgument("grep: glob %q is not a valid pattern (check brackets and braces)", *a.Glob)
+		}
+	}
+	paths, err := g.files(ctx, root, glob)
+	if err != nil {
+		return nil, err
+	}
+	results := g.scanAll(ctx, paths, m, mode == "content")
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var matched []*grepFile
+	lines, failed := 0, 0
+	for i := range results {
+		r := &results[i]
+		if r.failed != nil {
+			failed++
+		}
+		if r.count > 0 {
+			matched = append(matched, r)
+			lines += r.count
+		}
+	}
+	search := map[string]any{"matching_lines": lines, "matching_files": len(matched), "truncated": false}
+	meta := map[string]any{"output_mode": mode, "search": search, "pattern": *a.Pattern, "path": root, "failed_reads": failed}
+	if glob != "" {
+		meta["glob"] = glob
+	}
+	switch mode {
+	case "summary":
+		return kernel.OK(fmt.Sprintf("%d matching line(s) in %d file(s)", lines, len(matched)), meta), nil
+	case "content":
+		return g.renderContent(matched, ctxLines, lines, meta), nil
+	}
+	// Paginated modes: lexical path order.
+	slices.SortFunc(matched, func(x, y *grepFile) int { return strings.Compare(x.path, y.path) })
+	lo, hi, err := pg.window("grep", len(matched))
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	anchors := []string{}
+	for _, r := range matched[lo:hi] {
+		if mode == "count" {
+			fmt.Fprintf(&b, "%s: %d matching line(s)\n", workspace.Display(r.path), r.count)
+		} else {
+			b.WriteString(workspace.Display(r.path) + "\n")
+		}
+		if len(anchors) < maxSourceAnchs {
+			anchors = append(anchors, r.path)
+		}
+	}
+	if len(matched) == 0 {
+		fmt.Fprintf(&b, "No matches found for pattern: %s\n", *a.Pattern)
+	} else {
+		b.WriteString(pg.footer("file(s)") + "\n")
+		fmt.Fprintf(&b, "(%d matching line(s) in %d file(s) in total)\n", lines, len(matched))
+	}
+	meta["sort"], meta["page"], meta["source_anchors"] = "path", pg.meta(), anchors
+	out, cut := boundOutput(b.String(), "use a smaller limit")
+	meta["output_truncated"] = cut
+	return kernel.OK(out, meta), nil
+}
+
+// files lists the regular files to search under root, in walk order.
+func (g *Grep) files(ctx context.Context, root, glob string) ([]string, error) {
+	st, err := g.ws.Stat(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	if st.Kind != workspace.KindDir {
+		if glob == "" || globMatch(glob, path.Base(root), path.Base(root)) {
+			return []string{root}, nil
+		}
+		return nil, nil
+	}
+	var out []string
+	err = g.ws.Walk(ctx, root, func(p string, e workspace.Entry) error {
+		if e.Kind == workspace.KindDir {
+			return nil
+		}
+		if glob != "" {
+			rel := p
+			if root != "." {
+				rel = strings.TrimPrefix(p, root+"/")
+			}
+			if !globMatch(glob, rel, e.Name) {
+				return nil
+			}
+		}
+		out = append(out, p)
+		return nil
+	})
+	return out, err
+}
+
+// globMatch applies a grep glob: against the base name when the glob has
+// no '/', else against the path relative to the search root.
+func globMatch(glob, rel, base string) bool {
+	target := rel
+	if !strings.Contains(glob, "/") {
+		target = base
+	}
+	ok, _ := doublestar.Match(glob, target)
+	return ok
+}
+
+func (g *Grep) scanAll(ctx context.Context, paths []string, m *lineMatcher, content bool) []grepFile {
+	results := make([]grepFile, len(paths))
+	one := func(i int) {
+		r := &results[i]
+		r.path = paths[i]
+		data, _, err := g.ws.ReadFile(ctx, paths[i])
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				r.failed = err
+			}
+			return
+		}
+		if bytes.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0 {
+			r.skipped = true
+			return
+		}
+		if !content {
+			r.count = m.scan(data, nil)
+			return
+		}
+		r.count = m.scan(data, func(idx, _, _ int) { r.lines = append(r.lines, int32(idx)) })
+		if r.count > 0 {
+			r.data = data
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), 8)
+	if workers <= 1 || len(paths) < 64 {
+		for i := range paths {
+			if i%256 == 0 && ctx.Err() != nil {
+				break
+			}
+			one(i)
+		}
+		return results
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= len(paths) {
+					return
+				}
+				one(i)
+			}
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
+func (g *Grep) renderContent(matched []*grepFile, ctxLines, total int, meta map[string]any) *kernel.Result {
+	var b strings.Builder
+	budget := maxOutputSize - 512
+	shown, cut := 0, false
+	anchors := []string{}
+	first := true
+	for _, r := range matched {
+		if cut {
+			break
+		}
+		if len(anchors) < maxSourceAnchs {
+			anchors = append(anchors, r.path)
+		}
+		// Line starts, only for files with matches.
+		starts := []int{0}
+		for i := 0; ; {
+			j := bytes.IndexByte(r.data[i:], '\n')
+			if j < 0 || i+j+1 >= len(r.data) {
+				break
+			}
+			i += j + 1
+			starts = append(starts, i)
+		}
+		lineText := func(i int) string {
+			end := len(r.data)
+			if i+1 < len(starts) {
+				end = starts[i+1] - 1
+			} else if end > 0 && r.data[end-1] == '\n' {
+				end--
+			}
+			t, _ := cutLine(strings.TrimSuffix(string(r.data[starts[i]:end]), "\r"))
+			return t
+		}
+		isMatch := func(i int) bool {
+			_, ok := slices.BinarySearch(r.lines, int32(i))
+			return ok
+		}
+		name := workspace.Display(r.path)
+		last := -1 // last line index printed in this file
+		for _, ln := range r.lines {
+			from := max(int(ln)-ctxLines, last+1)
+			to := min(int(ln)+ctxLines, len(starts)-1)
+			if from > to {
+				shown++ // already printed as context of the previous match
+				continue
+			}
+			var seg strings.Builder
+			if ctxLines > 0 && !first && (last < 0 || from > last+1) {
+				seg.WriteString("--\n")
+			}
+			for i := from; i <= to; i++ {
+				sep := "-"
+				if isMatch(i) {
+					sep = ":"
+				}
+				fmt.Fprintf(&seg, "%s%s%d%s%s\n", name, sep, i+1, sep, lineText(i))
+			}
+			if b.Len()+seg.Len() > budget {
+				cut = true
+				break
+			}
+			b.WriteString(seg.String())
+			first = false
+			shown++
+			last = to
+		}
+	}
+	if total == 0 {
+		fmt.Fprintf(&b, "No matches found for pattern: %v\n", meta["pattern"])
+	} else if cut {
+		fmt.Fprintf(&b, "\n[output truncated at %d bytes: %d of %d matching line(s) shown; %d matching line(s) in %d file(s) in total. Narrow path or glob, or use output_mode=files_with_matches or count.]\n", maxOutputSize, shown, total, total, len(matched))
+	} else {
+		fmt.Fprintf(&b, "\n%d match(es) in %d file(s)\n", total, len(matched))
+	}
+	meta["source_anchors"] = anchors
+	meta["output_truncated"] = cut
+	meta["shown_matches"] = shown
+	return kernel.OK(b.String(), meta)
+}
