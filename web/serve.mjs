@@ -13,8 +13,10 @@ const types = {
   '.png': 'image/png', '.ts': 'text/plain',
 };
 
-export function serve({ port = 8080, host = '127.0.0.1', root } = {}) {
-  const mounts = root ? [['/npm/', join(here, '..', 'npm')], ['/', root]] : roots;
+// extra: more [urlPrefix, directory] mounts, checked first (the browser
+// tests serve a compiled Go test binary and a Vite build this way).
+export function serve({ port = 8080, host = '127.0.0.1', root, extra = [] } = {}) {
+  const mounts = [...extra, ...(root ? [['/npm/', join(here, '..', 'npm')], ['/', root]] : roots)];
   const server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url, 'http://x');

@@ -1,0 +1,61 @@
+// Shared helpers of the browser tier: Debian's chromium through
+// playwright-core (FIELD-NOTES.md Task 4: a persistent context on a fresh
+// profile directory, never --user-data-dir in args) and web/serve.mjs on
+// 127.0.0.1 with a random port.
+import { chromium } from 'playwright-core';
+import { mkdtempSync, rmSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serve } from '../serve.mjs';
+
+export const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const outDir = join(repo, 'test-output');
+
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export function freshProfile() {
+  return mkdtempSync(join(tmpdir(), 'code-wasm-chromium-'));
+}
+
+export async function launch(profile) {
+  return chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1360, height: 860 },
+  });
+}
+
+export async function server(extra = []) {
+  const s = await serve({ port: 0, extra });
+  return { url: `http://127.0.0.1:${s.address().port}`, close: () => new Promise((r) => s.close(r)) };
+}
+
+// pageErrors collects uncaught page errors and console errors, so a test can
+// fail on them with the message.
+export function watch(page) {
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  return errors;
+}
+
+// chromiumPids lists the processes whose command line names profile: the
+// browser this test launched, so a test can kill exactly it (a crash).
+export function chromiumPids(profile) {
+  const pids = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
+      if (cmd.includes(profile)) pids.push(Number(d));
+    } catch (_) { /* gone */ }
+  }
+  return pids;
+}
+
+export function removeProfile(profile) {
+  rmSync(profile, { recursive: true, force: true });
+}
