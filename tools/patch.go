@@ -351,4 +351,3 @@ func ApplyUnifiedDiff(before []byte, diff string) ([]byte, int, error) {
 	}
 	return []byte(b.String()), len(hunks), nil
 }
-

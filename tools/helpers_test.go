@@ -1,0 +1,113 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/a3s-lab/code-wasm/kernel"
+	"github.com/a3s-lab/code-wasm/workspace"
+	"github.com/a3s-lab/code-wasm/workspace/memfs"
+)
+
+// newWS builds a memory workspace holding files.
+func newWS(t testing.TB, files map[string]string) *workspace.Workspace {
+	t.Helper()
+	ws, err := workspace.New(memfs.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, c := range files {
+		if _, err := ws.WriteFile(context.Background(), p, []byte(c)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ws
+}
+
+// toolByName returns the built-in tool of that name over ws.
+func toolByName(t testing.TB, ws *workspace.Workspace, name string) kernel.Tool {
+	t.Helper()
+	for _, tl := range Builtins(ws) {
+		if tl.Name() == name {
+			return tl
+		}
+	}
+	t.Fatalf("no built-in tool %q", name)
+	return nil
+}
+
+// run calls a tool directly as the kernel would and folds an error into a
+// failed Result with its kind.
+func run(t testing.TB, ws *workspace.Workspace, name string, args any) *kernel.Result {
+	t.Helper()
+	raw, ok := args.(string)
+	var b []byte
+	if ok {
+		b = []byte(raw)
+	} else {
+		var err error
+		if b, err = json.Marshal(args); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tl := toolByName(t, ws, name)
+	res, err := tl.Execute(context.Background(), &kernel.Call{Name: name, Args: b})
+	if err != nil {
+		return kernel.Failure(name, err)
+	}
+	if res == nil {
+		t.Fatalf("%s returned nil result and nil error", name)
+	}
+	return res
+}
+
+func fileContent(t testing.TB, ws *workspace.Workspace, p string) (string, bool) {
+	t.Helper()
+	b, _, err := ws.ReadFile(context.Background(), p)
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+// snapshot captures every file so a test can check that a rejected call
+// changed nothing.
+func snapshot(t testing.TB, ws *workspace.Workspace) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := ws.Walk(context.Background(), ".", func(p string, e workspace.Entry) error {
+		if e.Kind == workspace.KindDir {
+			out[p+"/"] = ""
+			return nil
+		}
+		c, _ := fileContent(t, ws, p)
+		out[p] = c
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func kindOf(r *kernel.Result) kernel.ErrorType {
+	if r.ErrorKind == nil {
+		return ""
+	}
+	return r.ErrorKind.Type
+}
+
+// metaJSON round-trips metadata through JSON, as hosts see it.
+func metaJSON(t testing.TB, r *kernel.Result) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(r.Metadata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
