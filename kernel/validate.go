@@ -20,6 +20,8 @@ import (
 type schemaCache struct {
 	mu sync.Mutex
 	m  map[string]*compiled
+	// loader serves remote $refs; nil refuses them all.
+	loader jsonschema.URLLoader
 }
 
 type compiled struct {
@@ -67,7 +69,11 @@ func (c *schemaCache) get(schema []byte) (*jsonschema.Schema, error) {
 		}
 		comp := jsonschema.NewCompiler()
 		comp.DefaultDraft(jsonschema.Draft2020)
-		comp.UseLoader(noLoader{})
+		if c.loader != nil {
+			comp.UseLoader(c.loader)
+		} else {
+			comp.UseLoader(noLoader{})
+		}
 		url := "mem://tool-schema/" + key + ".json"
 		if err := comp.AddResource(url, doc); err != nil {
 			e.err = err
@@ -175,3 +181,5 @@ func capText(s string, n int) string {
 }
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+func jsonUnmarshal(b []byte) (any, error) { return jsonschema.UnmarshalJSON(bytes.NewReader(b)) }
