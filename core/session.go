@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/a3s-lab/code-wasm/kernel"
+	"github.com/a3s-lab/code-wasm/ptc"
 	"github.com/a3s-lab/code-wasm/tools"
 	"github.com/a3s-lab/code-wasm/workspace"
 	"github.com/a3s-lab/code-wasm/workspace/memfs"
@@ -24,6 +25,9 @@ type Options struct {
 	kernel.Governance
 	// Tools are host-registered tools; they may not shadow built-ins.
 	Tools []kernel.Tool
+	// ProgramEngine runs `program` scripts; nil means the host default
+	// (core/program.go).
+	ProgramEngine ptc.Engine
 }
 
 // Session is the portable type users hold: a workspace, its tool surface,
@@ -54,6 +58,9 @@ func New(opts Options) (*Session, error) {
 	}
 	// batch is always present: it only orchestrates other tools.
 	if err := reg.RegisterBuiltin(tools.NewBatch()); err != nil {
+		return nil, err
+	}
+	if err := registerProgram(reg, ws, opts.ProgramEngine); err != nil {
 		return nil, err
 	}
 	for _, t := range opts.Tools {

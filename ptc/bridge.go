@@ -1,0 +1,334 @@
+package ptc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/a3s-lab/code-wasm/kernel"
+)
+
+// ToolCall is one entry of metadata.program.tool_calls.
+type ToolCall struct {
+	ToolName    string         `json:"tool_name"`
+	Success     bool           `json:"success"`
+	ExitCode    int            `json:"exit_code"`
+	OutputBytes int            `json:"output_bytes"`
+	Truncated   bool           `json:"truncated,omitempty"`
+	Metadata    map[string]any `json:"metadata,omitempty"`
+}
+
+// maxRecordedMetadata caps each nested call's metadata as kept in
+// tool_calls (batch keeps 4 KiB the same way).
+const maxRecordedMetadata = 4 << 10
+
+// helper describes a ctx method beyond ctx.tool: the tool it calls, how
+// its JS arguments become tool arguments, and what it resolves to.
+type helper struct {
+	tool    string
+	args    func(a []json.RawMessage) (map[string]any, error)
+	returns string // "result", "output", "text", "paths"
+}
+
+// helpers is the ctx table of REFERENCE.md §2.13. A helper is defined only
+// when its tool is allowed.
+var helpers = map[string]helper{
+	"read":      {"read", firstArg("file_path"), "result"},
+	"readFile":  {"read", firstArg("file_path"), "text"},
+	"grep":      {"grep", firstArg("pattern"), "output"},
+	"glob":      {"glob", firstArg("pattern"), "paths"},
+	"ls":        {"ls", firstArg("path"), "output"},
+	"bash":      {"bash", firstArg("command"), "output"},
+	"verify":    {"bash", firstArg("command"), "result"},
+	"git":       {"git", firstArg("command"), "result"},
+	"webSearch": {"web_search", firstArg("query"), "result"},
+	"search":    {"search", firstArg("query"), "output"},
+	"bm25":      {"search", withMode(firstArg("query"), "bm25"), "output"},
+}
+
+// firstArg maps (x, opts) to {key: x, ...opts}; an object first argument
+// is taken as the whole argument object.
+func firstArg(key string) func([]json.RawMessage) (map[string]any, error) {
+	return func(a []json.RawMessage) (map[string]any, error) {
+		out := map[string]any{}
+		if len(a) > 0 && len(a[0]) > 0 && a[0][0] == '{' {
+			if err := json.Unmarshal(a[0], &out); err != nil {
+				return nil, err
+			}
+			return out, nil
+		}
+		if len(a) > 1 && string(a[1]) != "null" {
+			if len(a[1]) == 0 || a[1][0] != '{' {
+				return nil, fmt.Errorf("options must be an object")
+			}
+			if err := json.Unmarshal(a[1], &out); err != nil {
+				return nil, err
+			}
+		}
+		if len(a) > 0 && string(a[0]) != "null" {
+			var v any
+			if err := json.Unmarshal(a[0], &v); err != nil {
+				return nil, err
+			}
+			out[key] = v
+		}
+		return out, nil
+	}
+}
+
+func withMode(f func([]json.RawMessage) (map[string]any, error), mode string) func([]json.RawMessage) (map[string]any, error) {
+	return func(a []json.RawMessage) (map[string]any, error) {
+		m, err := f(a)
+		if err == nil {
+			m["mode"] = mode
+		}
+		return m, err
+	}
+}
+
+// bridge is the program's side of every ctx call.
+type bridge struct {
+	inv kernel.Invoker
+	p   *plan
+
+	mu     sync.Mutex
+	n      int
+	calls  []*ToolCall
+	viol   error
+	closed bool
+}
+
+func newBridge(inv kernel.Invoker, p *plan) *bridge { return &bridge{inv: inv, p: p} }
+
+func (b *bridge) methods() []string {
+	ms := []string{"tool"}
+	for m, h := range helpers {
+		if slices.Contains(b.p.allowed, h.tool) {
+			ms = append(ms, m)
+		}
+	}
+	slices.Sort(ms)
+	return ms
+}
+
+func (b *bridge) close() {
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
+}
+
+func (b *bridge) violation() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.viol
+}
+
+func (b *bridge) records() []ToolCall {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]ToolCall, 0, len(b.calls))
+	for _, c := range b.calls {
+		out = append(out, *c)
+	}
+	return out
+}
+
+// admit checks the allow-list and the call budget and reserves a record.
+func (b *bridge) admit(name string) (*ToolCall, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, errors.New("the program has finished; ctx calls are closed")
+	}
+	if b.viol != nil {
+		return nil, b.viol
+	}
+	if !slices.Contains(b.p.allowed, name) {
+		b.viol = fmt.Errorf("tool '%s' is not allowed for this PTC script", name)
+		return nil, b.viol
+	}
+	if b.n >= b.p.maxToolCalls {
+		b.viol = fmt.Errorf("PTC script exceeded maxToolCalls=%d", b.p.maxToolCalls)
+		return nil, b.viol
+	}
+	b.n++
+	rec := &ToolCall{ToolName: name}
+	b.calls = append(b.calls, rec)
+	return rec, nil
+}
+
+// Call implements Bridge.
+func (b *bridge) Call(ctx context.Context, method string, raw json.RawMessage) (json.RawMessage, error) {
+	var a []json.RawMessage
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, fmt.Errorf("ctx.%s: arguments are not JSON: %v", method, err)
+	}
+	var (
+		name string
+		args map[string]any
+		h    helper
+	)
+	if method == "tool" {
+		if len(a) == 0 || json.Unmarshal(a[0], &name) != nil || name == "" {
+			return nil, errors.New("ctx.tool(name, args): name must be a non-empty string")
+		}
+		args = map[string]any{}
+		if len(a) > 1 && string(a[1]) != "null" {
+			if len(a[1]) == 0 || a[1][0] != '{' || json.Unmarshal(a[1], &args) != nil {
+				return nil, fmt.Errorf("ctx.tool(%q, args): args must be an object", name)
+			}
+		}
+		h = helper{tool: name, returns: "result"}
+	} else {
+		var ok bool
+		if h, ok = helpers[method]; !ok || !slices.Contains(b.p.allowed, h.tool) {
+			return nil, fmt.Errorf("ctx.%s is not available", method)
+		}
+		name = h.tool
+		var err error
+		if args, err = h.args(a); err != nil {
+			return nil, fmt.Errorf("ctx.%s: %v", method, err)
+		}
+	}
+	rec, err := b.admit(name)
+	if err != nil {
+		return nil, err
+	}
+	argJSON, err := json.Marshal(args)
+	if err != nil {
+		return nil, fmt.Errorf("ctx.%s: %v", method, err)
+	}
+	res := b.inv.Invoke(ctx, name, argJSON)
+
+	out, truncated := truncateUTF8(res.Output, b.p.maxOutputBytes)
+	meta := plainMetadata(res.Metadata)
+	b.mu.Lock()
+	rec.Success, rec.ExitCode, rec.OutputBytes, rec.Truncated = res.ExitCode == 0, res.ExitCode, len(res.Output), truncated
+	rec.Metadata = capMetadata(meta)
+	b.mu.Unlock()
+
+	switch h.returns {
+	case "result":
+		r := map[string]any{"name": name, "output": out, "exitCode": res.ExitCode, "metadata": meta}
+		if meta == nil {
+			r["metadata"] = map[string]any{}
+		}
+		if truncated {
+			r["truncated"] = true
+		}
+		if res.ErrorKind != nil {
+			r["errorKind"] = res.ErrorKind
+		}
+		if name == "read" && res.ExitCode == 0 {
+			r["text"] = plainText(out, meta)
+		}
+		return json.Marshal(r)
+	}
+	if res.ExitCode != 0 {
+		return nil, fmt.Errorf("%s failed: %s", name, res.Output)
+	}
+	switch h.returns {
+	case "text":
+		return json.Marshal(plainText(out, meta))
+	case "paths":
+		return json.Marshal(globPaths(out, meta))
+	default:
+		return json.Marshal(out)
+	}
+}
+
+// plainMetadata round-trips metadata through JSON so the script sees
+// exactly what a JS caller of the tool would.
+func plainMetadata(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return map[string]any{"unserialisable": err.Error()}
+	}
+	var out map[string]any
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+func capMetadata(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	if b, _ := json.Marshal(m); len(b) > maxRecordedMetadata {
+		return map[string]any{"omitted": true, "bytes": len(b)}
+	}
+	return m
+}
+
+// truncateUTF8 cuts s to at most n bytes without splitting a rune.
+func truncateUTF8(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n], true
+}
+
+var numberedLine = regexp.MustCompile(`^ *\d+\t`)
+
+// plainText strips read's "%6d\t" prefixes. range.returned_lines says how
+// many lines are content; without it, the leading numbered lines are.
+func plainText(out string, meta map[string]any) string {
+	lines := strings.SplitAfter(out, "\n")
+	n := -1
+	if r, ok := meta["range"].(map[string]any); ok {
+		if v, ok := r["returned_lines"].(float64); ok {
+			n = int(v)
+		}
+	}
+	var b strings.Builder
+	for i, l := range lines {
+		if n >= 0 && i >= n {
+			break
+		}
+		loc := numberedLine.FindStringIndex(l)
+		if loc == nil {
+			if n < 0 {
+				break
+			}
+			b.WriteString(l)
+			continue
+		}
+		b.WriteString(l[loc[1]:])
+	}
+	return b.String()
+}
+
+// globPaths turns a glob result into paths: metadata.paths when the tool
+// lists them, otherwise the output lines that are not its footer.
+func globPaths(out string, meta map[string]any) []string {
+	if ps, ok := meta["paths"].([]any); ok {
+		res := make([]string, 0, len(ps))
+		for _, p := range ps {
+			if s, ok := p.(string); ok {
+				res = append(res, s)
+			}
+		}
+		return res
+	}
+	res := []string{}
+	for _, l := range strings.Split(out, "\n") {
+		l = strings.TrimRight(l, "\r")
+		if l == "" || strings.HasPrefix(l, "No files found") || strings.Contains(l, " file(s) shown") ||
+			strings.HasPrefix(l, "(") || strings.Contains(l, "cursor=") {
+			continue
+		}
+		res = append(res, l)
+	}
+	return res
+}

@@ -1,0 +1,50 @@
+package ptc
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// MaxSourceBytes bounds a script (REFERENCE.md §2.13: 192 KiB).
+const MaxSourceBytes = 192 << 10
+
+var (
+	// `export default async function run(` / `export default async function (`
+	exportDefaultFn = regexp.MustCompile(`(?m)^([ \t]*)export[ \t]+default[ \t]+(async[ \t]+function)\b[ \t]*(run\b)?`)
+	// `export default run;` (the function declared elsewhere)
+	exportDefaultRun = regexp.MustCompile(`(?m)^[ \t]*export[ \t]+default[ \t]+run[ \t]*;?[ \t]*$`)
+	hasRun           = regexp.MustCompile(`\basync[ \t\r\n]+function[ \t\r\n]*run[ \t\r\n]*\(`)
+)
+
+// forbidden are the source checks upstream applies before evaluation
+// (REFERENCE.md §2.13). They are a first, readable refusal; the real
+// barrier is the engine's locked-down realm, which the red-team pack tests
+// with spellings these checks do not catch.
+var forbidden = []string{"import ", "import(", "eval(", "Function(", "Worker(", "WebSocket", "fetch("}
+
+// NormalizeSource checks a script and rewrites an `export default` entry
+// point to a plain `async function run` declaration, keeping every line
+// where it was so error lines match the user's file.
+func NormalizeSource(src string) (string, error) {
+	if len(src) > MaxSourceBytes {
+		return "", fmt.Errorf("program source is %d bytes; the limit is %d (192 KiB)", len(src), MaxSourceBytes)
+	}
+	if strings.TrimSpace(src) == "" {
+		return "", fmt.Errorf("program source is empty")
+	}
+	out := exportDefaultFn.ReplaceAllString(src, "${1}async function run")
+	out = exportDefaultRun.ReplaceAllString(out, "")
+	for _, f := range forbidden {
+		if i := strings.Index(out, f); i >= 0 {
+			return "", fmt.Errorf("program source may not contain %q (line %d): scripts reach the outside only through ctx", f, 1+strings.Count(out[:i], "\n"))
+		}
+	}
+	if strings.Contains(out, "export ") && regexp.MustCompile(`(?m)^[ \t]*export[ \t]`).MatchString(out) {
+		return "", fmt.Errorf("program source: only `export default async function run(ctx, inputs)` is supported as an export")
+	}
+	if !hasRun.MatchString(out) {
+		return "", fmt.Errorf("program source must define `async function run(ctx, inputs)` (plain or `export default`)")
+	}
+	return out, nil
+}
