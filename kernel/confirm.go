@@ -25,6 +25,9 @@ func newConfirmManager() *confirmManager {
 }
 
 func (m *confirmManager) Confirm(ctx context.Context, req ConfirmRequest) (ConfirmDecision, error) {
+	if err := ctx.Err(); err != nil {
+		return ConfirmDecision{}, err
+	}
 	e := &pendingEntry{req: req, deadline: time.Now().Add(req.Timeout), answer: make(chan ConfirmDecision, 1)}
 	m.mu.Lock()
 	m.pending[req.ToolID] = e

@@ -558,7 +558,19 @@ func (v *invocation) confirm(ctx context.Context) *denial {
 	to := orDefault(g.Confirmation.DefaultTimeout, DefaultConfirmationTimeout)
 	v.ev(EventConfirmationRequired, map[string]any{"tool_id": v.id, "tool_name": v.name, "args": v.args, "timeout_ms": to.Milliseconds()})
 	req := ConfirmRequest{ToolID: v.id, ToolName: v.name, Args: v.args, Origin: v.sc.origin, ParentID: v.sc.parent, Timeout: to}
-	d, err, timedOut := bounded(ctx, to, func(c2 context.Context) (ConfirmDecision, error) { return c.Confirm(c2, req) })
+	var d ConfirmDecision
+	var err error
+	timedOut := false
+	if m, own := c.(*confirmManager); own {
+		// The kernel's own manager honours ctx: call it inline, so its
+		// pending entry is gone when the call ends.
+		cctx, cancel := context.WithTimeout(ctx, to)
+		d, err = m.Confirm(cctx, req)
+		timedOut = err != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded)
+		cancel()
+	} else {
+		d, err, timedOut = bounded(ctx, to, func(c2 context.Context) (ConfirmDecision, error) { return c.Confirm(c2, req) })
+	}
 	if timedOut {
 		if g.Confirmation.TimeoutAction == TimeoutAutoApprove {
 			v.ev(EventConfirmationTimeout, map[string]any{"tool_id": v.id, "action_taken": "auto_approved"})
