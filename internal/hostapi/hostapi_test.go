@@ -423,7 +423,9 @@ func TestPendingConfirmationsAndConfirmToolUse(t *testing.T) {
 func TestRegisterHookAndBudgetAtRunTime(t *testing.T) {
 	ctx := context.Background()
 	h := &hostFunc{kinds: map[string]func(context.Context, map[string]any) (any, error){
-		"hook":   func(context.Context, map[string]any) (any, error) { return map[string]any{"action": "block", "reason": "late hook"}, nil },
+		"hook": func(context.Context, map[string]any) (any, error) {
+			return map[string]any{"action": "block", "reason": "late hook"}, nil
+		},
 		"budget": func(context.Context, map[string]any) (any, error) { return false, nil },
 	}}
 	s := NewSessions()
