@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/a3s-lab/code-wasm/kernel"
@@ -110,4 +111,18 @@ func metaJSON(t testing.TB, r *kernel.Result) map[string]any {
 		t.Fatal(err)
 	}
 	return m
+}
+
+func callOf(name string, args []byte) *kernel.Call { return &kernel.Call{Name: name, Args: args} }
+
+func kernelKind(err error) string {
+	if k := kernel.KindOf(err); k != nil {
+		return string(k.Type)
+	}
+	return ""
+}
+
+func isDecodeError(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "unknown argument") || strings.Contains(s, "must be a") || strings.Contains(s, "must be an")
 }
