@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/a3s-lab/code-wasm/kernel"
 )
@@ -71,6 +72,9 @@ func FuzzEdit(f *testing.F) {
 	f.Add("same", "same", "same", false, false, 0, 0)
 	f.Add("aaaa", "aa", "a", true, false, 0, 1)
 	f.Fuzz(func(t *testing.T, content, old, repl string, all, dry bool, expected, maxR int) {
+		if !utf8.ValidString(old) || !utf8.ValidString(repl) {
+			t.Skip("arguments arrive as JSON, which cannot carry invalid UTF-8")
+		}
 		ws := newWS(t, map[string]string{"f": content})
 		args := map[string]any{"file_path": "f", "old_string": old, "new_string": repl, "replace_all": all, "dry_run": dry}
 		if expected != 0 {

@@ -242,10 +242,14 @@ func (m *lineMatcher) scan(data []byte, fn func(idx, ls, le int)) int {
 	return count
 }
 
+// span is one line of a file: its 0-based index and byte range without
+// the "\n".
+type span struct{ idx, ls, le int }
+
 type grepFile struct {
 	path    string
 	count   int
-	lines   []int32 // content mode: matching line indexes
+	spans   []span  // content mode: matching lines
 	data    []byte  // content mode: kept for rendering
 	skipped bool    // binary
 	failed  error
@@ -431,7 +435,7 @@ func (g *Grep) scanAll(ctx context.Context, paths []string, m *lineMatcher, cont
 			r.count = m.scan(data, nil)
 			return
 		}
-		r.count = m.scan(data, func(idx, _, _ int) { r.lines = append(r.lines, int32(idx)) })
+		r.count = m.scan(data, func(idx, ls, le int) { r.spans = append(r.spans, span{idx, ls, le}) })
 		if r.count > 0 {
 			r.data = data
 		}
@@ -478,49 +482,53 @@ func (g *Grep) renderContent(matched []*grepFile, ctxLines, total int, meta map[
 		if len(anchors) < maxSourceAnchs {
 			anchors = append(anchors, r.path)
 		}
-		// Line starts, only for files with matches.
-		starts := []int{0}
-		for i := 0; ; {
-			j := bytes.IndexByte(r.data[i:], '\n')
-			if j < 0 || i+j+1 >= len(r.data) {
-				break
-			}
-			i += j + 1
-			starts = append(starts, i)
-		}
-		lineText := func(i int) string {
-			end := len(r.data)
-			if i+1 < len(starts) {
-				end = starts[i+1] - 1
-			} else if end > 0 && r.data[end-1] == '\n' {
-				end--
-			}
-			t, _ := cutLine(strings.TrimSuffix(string(r.data[starts[i]:end]), "\r"))
+		// Context lines are found by walking from each match, so a file is
+		// never split into lines as a whole.
+		data := r.data
+		text := func(ls, le int) string {
+			t, _ := cutLine(strings.TrimSuffix(string(data[ls:le]), "\r"))
 			return t
 		}
 		isMatch := func(i int) bool {
-			_, ok := slices.BinarySearch(r.lines, int32(i))
+			_, ok := slices.BinarySearchFunc(r.spans, i, func(s span, i int) int { return s.idx - i })
 			return ok
 		}
 		name := workspace.Display(r.path)
-		last := -1 // last line index printed in this file
-		for _, ln := range r.lines {
-			from := max(int(ln)-ctxLines, last+1)
-			to := min(int(ln)+ctxLines, len(starts)-1)
-			if from > to {
-				shown++ // already printed as context of the previous match
-				continue
-			}
+		last, lastEnd := -1, -1 // last line printed in this file and its end
+		for _, m := range r.spans {
 			var seg strings.Builder
-			if ctxLines > 0 && !first && (last < 0 || from > last+1) {
-				seg.WriteString("--\n")
+			line := func(sep string, i, ls, le int) {
+				fmt.Fprintf(&seg, "%s%s%d%s%s\n", name, sep, i+1, sep, text(ls, le))
 			}
-			for i := from; i <= to; i++ {
+			if m.idx > last {
+				from := max(m.idx-ctxLines, last+1)
+				if ctxLines > 0 && !first && (last < 0 || from > last+1) {
+					seg.WriteString("--\n")
+				}
+				var before []span
+				for i, st := m.idx-1, m.ls; i >= from; i-- {
+					e := st - 1
+					st = bytes.LastIndexByte(data[:e], '\n') + 1
+					before = append(before, span{i, st, e})
+				}
+				for j := len(before) - 1; j >= 0; j-- {
+					line("-", before[j].idx, before[j].ls, before[j].le)
+				}
+				line(":", m.idx, m.ls, m.le)
+				last, lastEnd = m.idx, m.le
+			}
+			for last < m.idx+ctxLines && lastEnd+1 < len(data) {
+				st := lastEnd + 1
+				e := len(data)
+				if j := bytes.IndexByte(data[st:], '\n'); j >= 0 {
+					e = st + j
+				}
 				sep := "-"
-				if isMatch(i) {
+				if isMatch(last + 1) {
 					sep = ":"
 				}
-				fmt.Fprintf(&seg, "%s%s%d%s%s\n", name, sep, i+1, sep, lineText(i))
+				line(sep, last+1, st, e)
+				last, lastEnd = last+1, e
 			}
 			if b.Len()+seg.Len() > budget {
 				cut = true
@@ -529,7 +537,6 @@ func (g *Grep) renderContent(matched []*grepFile, ctxLines, total int, meta map[
 			b.WriteString(seg.String())
 			first = false
 			shown++
-			last = to
 		}
 	}
 	if total == 0 {

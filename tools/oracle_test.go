@@ -284,6 +284,34 @@ func TestGrepOracleRipgrep(t *testing.T) {
 			}
 		})
 	}
+	// Content mode prints what rg prints (path:line:text, path-line-text
+	// for context, "--" between groups), in the same file order.
+	for _, c := range []struct {
+		pattern string
+		context int
+	}{{"Listen", 0}, {"func \\(ln \\*TCPListener\\)", 2}, {"DeadlineExceeded", 1}, {"^}$", 0}} {
+		args := []string{"--no-ignore", "--hidden", "--no-config", "--sort", "path", "--no-heading", "-n", "-g", "*.go"}
+		if c.context > 0 {
+			args = append(args, "-C", strconv.Itoa(c.context))
+		}
+		cmd := exec.Command(rg, append(args, "-e", c.pattern)...)
+		cmd.Dir = netDir
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("rg %q: %v", c.pattern, err)
+		}
+		res := run(t, ws, "grep", map[string]any{"pattern": c.pattern, "glob": "*.go", "context": c.context})
+		if res.Metadata["output_truncated"] == true {
+			if !strings.HasPrefix(string(out), res.Output[:strings.LastIndex(res.Output, "\n[output truncated")]) {
+				t.Fatalf("content %q: truncated output is not a prefix of rg's", c.pattern)
+			}
+			continue
+		}
+		body := res.Output[:strings.LastIndex(res.Output, "\n\n")+1]
+		if body != string(out) {
+			t.Fatalf("content %q -C%d differs from rg:\n--- ours\n%s\n--- rg\n%s", c.pattern, c.context, clip(body), clip(string(out)))
+		}
+	}
 	// rg -l agrees too (one pattern is enough: -c already gave the set).
 	cmd := exec.Command(rg, "--no-ignore", "--hidden", "--no-config", "-l", "-g", "*.go", "-e", "Listen", ".")
 	cmd.Dir = netDir
