@@ -249,9 +249,9 @@ type span struct{ idx, ls, le int }
 type grepFile struct {
 	path    string
 	count   int
-	spans   []span  // content mode: matching lines
-	data    []byte  // content mode: kept for rendering
-	skipped bool    // binary
+	spans   []span // content mode: matching lines
+	data    []byte // content mode: kept for rendering
+	skipped bool   // binary
 	failed  error
 }
 
