@@ -1,8 +1,11 @@
 package tools
 
 import (
+	"bytes"
+
 	"context"
 	"encoding/json"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"slices"
 	"testing"
 
@@ -83,5 +86,57 @@ func TestSchemasAreSound(t *testing.T) {
 				_ = res
 			}
 		})
+	}
+}
+
+// TestSchemasCompileAndAcceptExamples: every Parameters (and read's
+// ValidationSchema) compiles as JSON Schema draft 2020-12 and accepts its
+// own examples; read's validation schema refuses mixed modes.
+func TestSchemasCompileAndAcceptExamples(t *testing.T) {
+	ws := newWS(t, nil)
+	compile := func(t *testing.T, raw json.RawMessage) *jsonschema.Schema {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := jsonschema.NewCompiler()
+		c.DefaultDraft(jsonschema.Draft2020)
+		if err := c.AddResource("mem://schema.json", doc); err != nil {
+			t.Fatal(err)
+		}
+		s, err := c.Compile("mem://schema.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for _, tl := range Builtins(ws) {
+		t.Run(tl.Name(), func(t *testing.T) {
+			schemas := []json.RawMessage{tl.Parameters()}
+			if v, ok := tl.(interface{ ValidationSchema() json.RawMessage }); ok {
+				schemas = append(schemas, v.ValidationSchema())
+			}
+			var s map[string]any
+			json.Unmarshal(tl.Parameters(), &s)
+			for _, raw := range schemas {
+				sc := compile(t, raw)
+				for _, ex := range s["examples"].([]any) {
+					if err := sc.Validate(ex); err != nil {
+						t.Fatalf("example %v rejected: %v", ex, err)
+					}
+				}
+				if err := sc.Validate(map[string]any{"no_such_argument": 1}); err == nil {
+					t.Fatal("unknown argument accepted")
+				}
+			}
+		})
+	}
+	v := compile(t, (&Read{}).ValidationSchema())
+	for _, bad := range []string{`{}`, `{"file_path":"a","files":[{"path":"b"}]}`, `{"files":[{"path":"b"}],"offset":1}`, `{"file_path":"a","max_output_bytes":2048}`} {
+		var inst any
+		json.Unmarshal([]byte(bad), &inst)
+		if err := v.Validate(inst); err == nil {
+			t.Fatalf("read validation schema accepted %s", bad)
+		}
 	}
 }
