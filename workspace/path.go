@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ErrPathEscape is returned when a path would leave the workspace root.
@@ -23,7 +25,10 @@ var ErrInvalidPath = errors.New("invalid workspace path")
 //   - "." components are dropped, ".." pops one component;
 //   - a ".." that would leave the root fails with ErrPathEscape;
 //   - absolute paths, drive letters ("C:"), UNC paths ("\\host"), NUL and
-//     other control characters fail with ErrInvalidPath.
+//     other control characters (C0, DEL, C1) and invalid UTF-8 fail with
+//     ErrInvalidPath. A drive letter is refused wherever it lands, so
+//     "x/../C:" fails too and every success is a fixed point:
+//     Resolve(r) == r.
 func Resolve(p string) (string, error) {
 	if err := checkChars(p); err != nil {
 		return "", err
@@ -55,6 +60,9 @@ func Resolve(p string) (string, error) {
 	if len(parts) == 0 {
 		return ".", nil
 	}
+	if hasDriveLetter(parts[0]) {
+		return "", fmt.Errorf("%w: drive letters are not allowed: %s", ErrInvalidPath, Display(p))
+	}
 	return strings.Join(parts, "/"), nil
 }
 
@@ -80,25 +88,39 @@ func ValidatePattern(pattern string) (string, error) {
 	return pattern, nil
 }
 
-// Display escapes control characters so a path can be shown safely.
+// Display escapes control characters (and bytes that are not UTF-8) so a
+// path can be shown safely.
 func Display(p string) string {
 	var b strings.Builder
-	for _, r := range p {
-		if r < 0x20 || r == 0x7f {
+	for i := 0; i < len(p); {
+		r, n := utf8.DecodeRuneInString(p[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, p[i])
+		case r < 0x80 && unicode.IsControl(r):
 			fmt.Fprintf(&b, `\x%02x`, r)
-			continue
+		case unicode.IsControl(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(p[i : i+n])
 		}
-		b.WriteRune(r)
+		i += n
 	}
 	return b.String()
 }
 
+// checkChars refuses NUL, control characters and invalid UTF-8. Invalid
+// UTF-8 is refused because browser and JS drivers hold names as UTF-16
+// strings: two different byte strings would alias one file there.
 func checkChars(p string) error {
+	if !utf8.ValidString(p) {
+		return fmt.Errorf("%w: path is not valid UTF-8: %s", ErrInvalidPath, Display(p))
+	}
 	for _, r := range p {
 		if r == 0 {
 			return fmt.Errorf("%w: path contains a NUL character: %s", ErrInvalidPath, Display(p))
 		}
-		if r < 0x20 || r == 0x7f {
+		if unicode.IsControl(r) {
 			return fmt.Errorf("%w: path contains a control character: %s", ErrInvalidPath, Display(p))
 		}
 	}

@@ -32,7 +32,12 @@ func (w *Workspace) Capabilities() Capabilities { return w.caps }
 // Driver returns the underlying driver.
 func (w *Workspace) Driver() Driver { return w.d }
 
-func (w *Workspace) resolve(op, p string) (string, error) {
+// resolve checks a path once for every operation. A call whose context is
+// already done fails here, before the driver is asked anything.
+func (w *Workspace) resolve(ctx context.Context, op, p string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
 	r, err := Resolve(p)
 	if err != nil {
 		return "", &PathError{Op: op, Path: p, Err: err}
@@ -63,7 +68,7 @@ func wrap(op, p string, err error) error {
 
 // Stat describes one path.
 func (w *Workspace) Stat(ctx context.Context, p string) (Entry, error) {
-	name, err := w.resolve("stat", p)
+	name, err := w.resolve(ctx, "stat", p)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -77,7 +82,7 @@ func (w *Workspace) Stat(ctx context.Context, p string) (Entry, error) {
 // ReadFile returns a file's bytes and version. The slice must not be
 // modified.
 func (w *Workspace) ReadFile(ctx context.Context, p string) ([]byte, Version, error) {
-	name, err := w.resolve("read", p)
+	name, err := w.resolve(ctx, "read", p)
 	if err != nil {
 		return nil, "", err
 	}
@@ -91,7 +96,7 @@ func (w *Workspace) ReadFile(ctx context.Context, p string) ([]byte, Version, er
 // ReadLines reads limit lines from a 0-based line offset. limit <= 0 means
 // to the end. It uses the driver's LineReader when there is one.
 func (w *Workspace) ReadLines(ctx context.Context, p string, offset, limit int) (LineRange, error) {
-	name, err := w.resolve("read", p)
+	name, err := w.resolve(ctx, "read", p)
 	if err != nil {
 		return LineRange{}, err
 	}
@@ -141,8 +146,9 @@ func SliceLines(data []byte, offset, limit int) LineRange {
 }
 
 // WriteFile replaces (or creates) a file, creating parent directories.
+// The driver may keep data: do not modify it after the call.
 func (w *Workspace) WriteFile(ctx context.Context, p string, data []byte) (Version, error) {
-	name, err := w.resolve("write", p)
+	name, err := w.resolve(ctx, "write", p)
 	if err != nil {
 		return "", err
 	}
@@ -156,10 +162,11 @@ func (w *Workspace) WriteFile(ctx context.Context, p string, data []byte) (Versi
 	return v, wrap("write", name, err)
 }
 
-// WriteFileIfVersion writes only if the file's current version is v. An
-// empty v is refused: use WriteFile for an unconditional write.
+// WriteFileIfVersion writes only if the file's current version is v (a
+// missing file is a conflict). An empty v is refused: use WriteFile for an
+// unconditional write. As with WriteFile, data must not be modified after.
 func (w *Workspace) WriteFileIfVersion(ctx context.Context, p string, data []byte, v Version) (Version, error) {
-	name, err := w.resolve("write", p)
+	name, err := w.resolve(ctx, "write", p)
 	if err != nil {
 		return "", err
 	}
@@ -176,7 +183,7 @@ func (w *Workspace) WriteFileIfVersion(ctx context.Context, p string, data []byt
 // AppendFile adds data to the end of a file whose current version is v
 // (empty v: unconditional; a missing file is created).
 func (w *Workspace) AppendFile(ctx context.Context, p string, data []byte, v Version) (Version, error) {
-	name, err := w.resolve("append", p)
+	name, err := w.resolve(ctx, "append", p)
 	if err != nil {
 		return "", err
 	}
@@ -187,24 +194,34 @@ func (w *Workspace) AppendFile(ctx context.Context, p string, data []byte, v Ver
 		nv, err := a.AppendFile(ctx, name, data, v)
 		return nv, wrap("append", name, err)
 	}
-	old, cur, err := w.d.ReadFile(ctx, name)
-	switch {
-	case errors.Is(err, fs.ErrNotExist) && v == "":
-		old = nil
-	case err != nil:
-		return "", wrap("append", name, err)
-	case v != "" && cur != v:
-		return "", &PathError{Op: "append", Path: name, Err: &ConflictError{Path: name, Expected: v, Actual: cur}}
+	// Fallback: read, then compare-and-swap the longer content. An
+	// unconditional append retries when another writer got in between, so
+	// no concurrent append is lost; a conditional one reports the conflict.
+	for {
+		old, cur, err := w.d.ReadFile(ctx, name)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && v == "":
+			old = nil
+		case errors.Is(err, fs.ErrNotExist):
+			return "", &PathError{Op: "append", Path: name, Err: &ConflictError{Path: name, Expected: v, Actual: "(missing)"}}
+		case err != nil:
+			return "", wrap("append", name, err)
+		case v != "" && cur != v:
+			return "", &PathError{Op: "append", Path: name, Err: &ConflictError{Path: name, Expected: v, Actual: cur}}
+		}
+		buf := make([]byte, 0, len(old)+len(data))
+		buf = append(append(buf, old...), data...)
+		nv, err := w.d.WriteFile(ctx, name, buf, cur)
+		if v == "" && cur != "" && errors.Is(err, ErrConflict) {
+			continue
+		}
+		return nv, wrap("append", name, err)
 	}
-	buf := make([]byte, 0, len(old)+len(data))
-	buf = append(append(buf, old...), data...)
-	nv, err := w.d.WriteFile(ctx, name, buf, cur)
-	return nv, wrap("append", name, err)
 }
 
 // ReadDir lists one directory, sorted by name.
 func (w *Workspace) ReadDir(ctx context.Context, p string) ([]Entry, error) {
-	name, err := w.resolve("readdir", p)
+	name, err := w.resolve(ctx, "readdir", p)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +234,7 @@ func (w *Workspace) ReadDir(ctx context.Context, p string) ([]Entry, error) {
 
 // MkdirAll creates a directory and its parents.
 func (w *Workspace) MkdirAll(ctx context.Context, p string) error {
-	name, err := w.resolve("mkdir", p)
+	name, err := w.resolve(ctx, "mkdir", p)
 	if err != nil {
 		return err
 	}
@@ -229,7 +246,7 @@ func (w *Workspace) MkdirAll(ctx context.Context, p string) error {
 
 // Remove deletes a file or a directory tree. The root cannot be removed.
 func (w *Workspace) Remove(ctx context.Context, p string) error {
-	name, err := w.resolve("remove", p)
+	name, err := w.resolve(ctx, "remove", p)
 	if err != nil {
 		return err
 	}
@@ -244,11 +261,11 @@ func (w *Workspace) Remove(ctx context.Context, p string) error {
 
 // Rename moves a file or directory.
 func (w *Workspace) Rename(ctx context.Context, from, to string) error {
-	f, err := w.resolve("rename", from)
+	f, err := w.resolve(ctx, "rename", from)
 	if err != nil {
 		return err
 	}
-	t, err := w.resolve("rename", to)
+	t, err := w.resolve(ctx, "rename", to)
 	if err != nil {
 		return err
 	}
@@ -258,9 +275,18 @@ func (w *Workspace) Rename(ctx context.Context, from, to string) error {
 	if f == "." || t == "." {
 		return &PathError{Op: "rename", Path: f, Err: errors.New("cannot rename the workspace root")}
 	}
-	if t == f || strings.HasPrefix(t, f+"/") {
-		if t == f {
-			return nil
+	if t == f {
+		// Nothing to move, but a missing source is still an error.
+		_, err := w.d.Stat(ctx, f)
+		return wrap("rename", f, err)
+	}
+	if strings.HasPrefix(t, f+"/") {
+		e, err := w.d.Stat(ctx, f)
+		switch {
+		case err != nil:
+			return wrap("rename", f, err)
+		case e.Kind != KindDir:
+			return &PathError{Op: "rename", Path: t, Err: ErrNotDir} // its parent would be the file
 		}
 		return &PathError{Op: "rename", Path: f, Err: errors.New("cannot move a directory inside itself")}
 	}
@@ -268,10 +294,14 @@ func (w *Workspace) Rename(ctx context.Context, from, to string) error {
 }
 
 // Walk visits every entry under p in lexical order, directories before
-// their contents; the root itself is not visited. Paths given to fn are
-// root-relative (not relative to p).
+// their contents; p itself is not visited, and a file p is ErrNotDir.
+// Paths given to fn are workspace-relative (not relative to p). fn may
+// return fs.SkipDir (on a directory: skip it; on a file: skip the rest of
+// its directory) or fs.SkipAll (stop, Walk returns nil). fn runs without
+// driver locks held, so it may read and write the workspace; entries
+// written during a walk may or may not be visited.
 func (w *Workspace) Walk(ctx context.Context, p string, fn WalkFunc) error {
-	name, err := w.resolve("walk", p)
+	name, err := w.resolve(ctx, "walk", p)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package memfs
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"path"
 	"slices"
@@ -27,18 +28,19 @@ type node struct {
 	mod      time.Time
 }
 
-// content is immutable once stored, so readers may share data and the
-// version is computed at most once, on first use.
+// content is immutable once stored, so readers share data. Its version is
+// hashed once, before the write lock is taken (WriteFile must return it
+// anyway), so hashing never holds up other readers and writers.
 type content struct {
 	data []byte
-	once sync.Once
 	ver  workspace.Version
 }
 
-func (c *content) version() workspace.Version {
-	c.once.Do(func() { c.ver = workspace.VersionOf(c.data) })
-	return c.ver
+func newContent(data []byte) *content {
+	return &content{data: data, ver: workspace.VersionOf(data)}
 }
+
+func (c *content) version() workspace.Version { return c.ver }
 
 // New returns an empty file system.
 func New() *FS {
@@ -126,12 +128,13 @@ func (f *FS) WriteFile(ctx context.Context, name string, data []byte, ifVersion 
 	if err := ctxErr(ctx); err != nil {
 		return "", err
 	}
+	c := newContent(data)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.writeLocked(name, data, ifVersion)
+	return f.writeLocked(name, c, ifVersion)
 }
 
-func (f *FS) writeLocked(name string, data []byte, ifVersion workspace.Version) (workspace.Version, error) {
+func (f *FS) writeLocked(name string, c *content, ifVersion workspace.Version) (workspace.Version, error) {
 	old, err := f.lookup(name)
 	switch {
 	case err == nil && old.dir:
@@ -152,7 +155,6 @@ func (f *FS) writeLocked(name string, data []byte, ifVersion workspace.Version) 
 			return "", err
 		}
 	}
-	c := &content{data: data}
 	now := f.now()
 	f.nodes[name] = &node{c: c, mod: now}
 	parent := f.nodes[path.Dir(name)]
@@ -161,26 +163,51 @@ func (f *FS) writeLocked(name string, data []byte, ifVersion workspace.Version) 
 	return c.version(), nil
 }
 
-// AppendFile implements workspace.Appender.
+// AppendFile implements workspace.Appender. The new content is built and
+// hashed outside the write lock, then installed only if the file still
+// holds the content it was built from (else it is rebuilt), so appends are
+// atomic without hashing under the lock.
 func (f *FS) AppendFile(ctx context.Context, name string, data []byte, ifVersion workspace.Version) (workspace.Version, error) {
-	if err := ctxErr(ctx); err != nil {
-		return "", err
+	for {
+		if err := ctxErr(ctx); err != nil {
+			return "", err
+		}
+		f.mu.RLock()
+		n, err := f.lookup(name)
+		f.mu.RUnlock()
+		var base *content
+		switch {
+		case err == nil && n.dir:
+			return "", workspace.ErrIsDir
+		case err == nil:
+			base = n.c
+		case err != fs.ErrNotExist:
+			return "", err
+		}
+		var old []byte
+		if base != nil {
+			old = base.data
+		}
+		buf := make([]byte, 0, len(old)+len(data))
+		c := newContent(append(append(buf, old...), data...))
+
+		f.mu.Lock()
+		var now *content
+		cur, err := f.lookup(name)
+		if err == nil && !cur.dir {
+			now = cur.c
+		}
+		// The file changed since base was read. If the append may still
+		// happen (unconditional, or the version still matches), rebuild
+		// from the new content; otherwise writeLocked reports the error.
+		if now != base && (err == nil || err == fs.ErrNotExist) && (ifVersion == "" || (now != nil && now.ver == ifVersion)) {
+			f.mu.Unlock()
+			continue
+		}
+		v, err := f.writeLocked(name, c, ifVersion)
+		f.mu.Unlock()
+		return v, err
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var old []byte
-	n, err := f.lookup(name)
-	switch {
-	case err == nil && n.dir:
-		return "", workspace.ErrIsDir
-	case err == nil:
-		old = n.c.data
-	case err != fs.ErrNotExist:
-		return "", err
-	}
-	buf := make([]byte, 0, len(old)+len(data))
-	buf = append(append(buf, old...), data...)
-	return f.writeLocked(name, buf, ifVersion)
 }
 
 // MkdirAll implements workspace.Driver.
@@ -248,6 +275,9 @@ func (f *FS) Remove(ctx context.Context, name string) error {
 	if err := ctxErr(ctx); err != nil {
 		return err
 	}
+	if name == "." {
+		return fs.ErrInvalid // the workspace refuses this first; never delete the root
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, err := f.lookup(name); err != nil {
@@ -277,6 +307,9 @@ func (f *FS) Rename(ctx context.Context, from, to string) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if from == "." || to == "." || from == to || strings.HasPrefix(to, from+"/") {
+		return fs.ErrInvalid // the workspace refuses these first
+	}
 	src, err := f.lookup(from)
 	if err != nil {
 		return err
@@ -294,17 +327,7 @@ func (f *FS) Rename(ctx context.Context, from, to string) error {
 	if err := f.mkdirAllLocked(path.Dir(to)); err != nil {
 		return err
 	}
-	// Move every node under from.
-	moved := map[string]*node{}
-	for p, n := range f.nodes {
-		if p == from || strings.HasPrefix(p, from+"/") {
-			moved[to+strings.TrimPrefix(p, from)] = n
-			delete(f.nodes, p)
-		}
-	}
-	for p, n := range moved {
-		f.nodes[p] = n
-	}
+	f.moveTree(from, to)
 	now := f.now()
 	op := f.nodes[path.Dir(from)]
 	delete(op.children, path.Base(from))
@@ -313,6 +336,19 @@ func (f *FS) Rename(ctx context.Context, from, to string) error {
 	np.children[path.Base(to)] = struct{}{}
 	np.mod = now
 	return nil
+}
+
+// moveTree re-keys the subtree at from to to, visiting only that subtree.
+// Children maps hold base names, so they stay valid as they are.
+func (f *FS) moveTree(from, to string) {
+	n := f.nodes[from]
+	delete(f.nodes, from)
+	f.nodes[to] = n
+	if n.dir {
+		for c := range n.children {
+			f.moveTree(from+"/"+c, to+"/"+c)
+		}
+	}
 }
 
 // Walk implements workspace.Walker: lexical order, directories before their
@@ -345,7 +381,7 @@ func (f *FS) walk(ctx context.Context, dir string, fn workspace.WalkFunc) error 
 		p := workspace.Join(dir, e.Name)
 		err := fn(p, e)
 		if e.Kind == workspace.KindDir {
-			if err == fs.SkipDir {
+			if errors.Is(err, fs.SkipDir) {
 				continue
 			}
 			if err != nil {
@@ -356,7 +392,7 @@ func (f *FS) walk(ctx context.Context, dir string, fn workspace.WalkFunc) error 
 			}
 			continue
 		}
-		if err == fs.SkipDir {
+		if errors.Is(err, fs.SkipDir) {
 			return nil
 		}
 		if err != nil {
