@@ -15,7 +15,7 @@ NODE_DEPS := node_modules/.installed
 # Go packages whose tests also run under GOOS=js GOARCH=wasm in Node.
 WASM_TEST_PKGS := ./workspace/... ./internal/... ./kernel/... ./tools/...
 
-.PHONY: build test run bench clean deps debs test-go test-vet test-wasm test-npm
+.PHONY: build test run bench clean deps debs test-go test-vet test-wasm test-npm test-browser
 
 build: $(WASM) $(WASM_EXEC)
 
@@ -43,7 +43,7 @@ $(NODE_DEPS): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-test: deps test-vet test-go test-wasm test-npm
+test: deps test-vet test-go test-wasm test-npm test-browser
 	@echo "make test: every tier passed"
 
 test-vet:
@@ -59,6 +59,12 @@ test-wasm:
 
 test-npm: build
 	node npm/test/run-packed.mjs
+
+# The browser tier: Debian's chromium driven by playwright-core: the OPFS
+# driver's conformance suite in a worker, crash safety, the packed package
+# in a Vite build, and the playground driven like a person.
+test-browser: build $(WASM_EXEC) $(NODE_DEPS)
+	node --test --test-concurrency=1 web/test/*.test.mjs
 
 run: build
 	node web/serve.mjs --port 8080
