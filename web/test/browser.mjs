@@ -56,6 +56,29 @@ export function chromiumPids(profile) {
   return pids;
 }
 
+// killTree SIGKILLs pid and every descendant (found through /proc), as a
+// power cut or an OS kill would end the browser, and waits until they are
+// gone.
+export async function killTree(pid) {
+  const all = [];
+  const walk = (p) => {
+    all.push(p);
+    for (const d of readdirSync('/proc')) {
+      if (!/^\d+$/.test(d)) continue;
+      try {
+        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        if (ppid === p) walk(Number(d));
+      } catch (_) { /* gone */ }
+    }
+  };
+  walk(pid);
+  for (const p of all) { try { process.kill(p, 'SIGKILL'); } catch (_) { /* gone */ } }
+  for (let i = 0; i < 100 && all.some((p) => { try { process.kill(p, 0); return true; } catch (_) { return false; } }); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 export function removeProfile(profile) {
   rmSync(profile, { recursive: true, force: true });
 }
