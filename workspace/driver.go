@@ -95,7 +95,7 @@ func (e *PathError) Unwrap() error { return e.Err }
 // Drivers never check paths for escapes; the workspace did.
 //
 // Optional extras are discovered by type assertion, as io/fs does:
-// LineReader, Appender, Walker.
+// LineReader, Appender, Walker, Putter.
 type Driver interface {
 	// Capabilities is a constant for the life of the driver.
 	Capabilities() Capabilities
@@ -143,6 +143,14 @@ type LineReader interface {
 // WriteFile with ifVersion, except the data is added to the end.
 type Appender interface {
 	AppendFile(ctx context.Context, name string, data []byte, ifVersion Version) (Version, error)
+}
+
+// Putter is implemented by drivers that can store a file without computing
+// its version now (memfs hashes it on first use). Semantics as WriteFile
+// with no version condition. Workspace.PutFile uses it; loading a large
+// tree that way skips hashing files nobody reads.
+type Putter interface {
+	PutFile(ctx context.Context, name string, data []byte) error
 }
 
 // WalkFunc is called for every entry under the walk root, in lexical order,

@@ -162,6 +162,27 @@ func (w *Workspace) WriteFile(ctx context.Context, p string, data []byte) (Versi
 	return v, wrap("write", name, err)
 }
 
+// PutFile is WriteFile without the new version: drivers that implement
+// Putter (memfs) then hash the content only when a read or a
+// compare-and-swap first needs it. Use it to load many files at once.
+func (w *Workspace) PutFile(ctx context.Context, p string, data []byte) error {
+	name, err := w.resolve(ctx, "write", p)
+	if err != nil {
+		return err
+	}
+	if err := w.need("write", name, w.caps.Write, "write"); err != nil {
+		return err
+	}
+	if name == "." {
+		return &PathError{Op: "write", Path: name, Err: ErrIsDir}
+	}
+	if pt, ok := w.d.(Putter); ok {
+		return wrap("write", name, pt.PutFile(ctx, name, data))
+	}
+	_, err = w.d.WriteFile(ctx, name, data, "")
+	return wrap("write", name, err)
+}
+
 // WriteFileIfVersion writes only if the file's current version is v (a
 // missing file is a conflict). An empty v is refused: use WriteFile for an
 // unconditional write. As with WriteFile, data must not be modified after.

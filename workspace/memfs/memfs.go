@@ -29,18 +29,27 @@ type node struct {
 }
 
 // content is immutable once stored, so readers share data. Its version is
-// hashed once, before the write lock is taken (WriteFile must return it
-// anyway), so hashing never holds up other readers and writers.
+// hashed at most once: before the write lock is taken when the caller needs
+// it (WriteFile, AppendFile), or on first use for PutFile, which is how a
+// large tree is loaded without hashing files nobody reads. sync.Once makes
+// concurrent first uses safe; the hash is never computed under f.mu except
+// for a compare-and-swap against a file nobody has read yet.
 type content struct {
 	data []byte
+	once sync.Once
 	ver  workspace.Version
 }
 
-func newContent(data []byte) *content {
-	return &content{data: data, ver: workspace.VersionOf(data)}
+func hashedContent(data []byte) *content {
+	c := &content{data: data}
+	c.version()
+	return c
 }
 
-func (c *content) version() workspace.Version { return c.ver }
+func (c *content) version() workspace.Version {
+	c.once.Do(func() { c.ver = workspace.VersionOf(c.data) })
+	return c.ver
+}
 
 // New returns an empty file system.
 func New() *FS {
@@ -128,31 +137,56 @@ func (f *FS) WriteFile(ctx context.Context, name string, data []byte, ifVersion 
 	if err := ctxErr(ctx); err != nil {
 		return "", err
 	}
-	c := newContent(data)
+	c := hashedContent(data)
+	if ifVersion != "" {
+		// Hash the current content (if it was stored by PutFile and never
+		// read) before taking the write lock.
+		f.mu.RLock()
+		n, err := f.lookup(name)
+		f.mu.RUnlock()
+		if err == nil && !n.dir {
+			n.c.version()
+		}
+	}
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.writeLocked(name, c, ifVersion)
+	err := f.writeLocked(name, c, ifVersion)
+	f.mu.Unlock()
+	if err != nil {
+		return "", err
+	}
+	return c.version(), nil
 }
 
-func (f *FS) writeLocked(name string, c *content, ifVersion workspace.Version) (workspace.Version, error) {
+// PutFile implements workspace.Putter: an unconditional write whose
+// version is hashed only when first asked for.
+func (f *FS) PutFile(ctx context.Context, name string, data []byte) error {
+	if err := ctxErr(ctx); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.writeLocked(name, &content{data: data}, "")
+}
+
+func (f *FS) writeLocked(name string, c *content, ifVersion workspace.Version) error {
 	old, err := f.lookup(name)
 	switch {
 	case err == nil && old.dir:
-		return "", workspace.ErrIsDir
+		return workspace.ErrIsDir
 	case err != nil && err != fs.ErrNotExist:
-		return "", err
+		return err
 	}
 	if ifVersion != "" {
 		if old == nil {
-			return "", &workspace.ConflictError{Path: name, Expected: ifVersion, Actual: "(missing)"}
+			return &workspace.ConflictError{Path: name, Expected: ifVersion, Actual: "(missing)"}
 		}
 		if cur := old.c.version(); cur != ifVersion {
-			return "", &workspace.ConflictError{Path: name, Expected: ifVersion, Actual: cur}
+			return &workspace.ConflictError{Path: name, Expected: ifVersion, Actual: cur}
 		}
 	}
 	if old == nil {
 		if err := f.mkdirAllLocked(path.Dir(name)); err != nil {
-			return "", err
+			return err
 		}
 	}
 	now := f.now()
@@ -160,7 +194,7 @@ func (f *FS) writeLocked(name string, c *content, ifVersion workspace.Version) (
 	parent := f.nodes[path.Dir(name)]
 	parent.children[path.Base(name)] = struct{}{}
 	parent.mod = now
-	return c.version(), nil
+	return nil
 }
 
 // AppendFile implements workspace.Appender. The new content is built and
@@ -189,7 +223,10 @@ func (f *FS) AppendFile(ctx context.Context, name string, data []byte, ifVersion
 			old = base.data
 		}
 		buf := make([]byte, 0, len(old)+len(data))
-		c := newContent(append(append(buf, old...), data...))
+		c := hashedContent(append(append(buf, old...), data...))
+		if base != nil {
+			base.version() // for the check below, outside the lock
+		}
 
 		f.mu.Lock()
 		var now *content
@@ -204,9 +241,12 @@ func (f *FS) AppendFile(ctx context.Context, name string, data []byte, ifVersion
 			f.mu.Unlock()
 			continue
 		}
-		v, err := f.writeLocked(name, c, ifVersion)
+		err = f.writeLocked(name, c, ifVersion)
 		f.mu.Unlock()
-		return v, err
+		if err != nil {
+			return "", err
+		}
+		return c.version(), nil
 	}
 }
 
@@ -407,4 +447,5 @@ var (
 	_ workspace.LineReader = (*FS)(nil)
 	_ workspace.Appender   = (*FS)(nil)
 	_ workspace.Walker     = (*FS)(nil)
+	_ workspace.Putter     = (*FS)(nil)
 )

@@ -42,6 +42,7 @@ func Run(t *testing.T, newDriver func(t *testing.T) workspace.Driver) {
 		{"Stat", testStat},
 		{"ReadLines", testReadLines},
 		{"AppendFile", testAppendFile},
+		{"PutFile", testPutFile},
 		{"MkdirAll", testMkdirAll},
 		{"Remove", testRemove},
 		{"Rename", testRename},
@@ -54,6 +55,7 @@ func Run(t *testing.T, newDriver func(t *testing.T) workspace.Driver) {
 		{"LargeFile", testLargeFile},
 		{"Concurrent/CASCounter", testConcurrentCAS},
 		{"Concurrent/Appends", testConcurrentAppends},
+		{"Concurrent/FirstVersionAfterPut", testConcurrentFirstVersion},
 		{"Concurrent/WritersAndWalkers", testConcurrentWritersAndWalkers},
 		{"FS/TestFS", testFSTestFS},
 		{"FS/ReadFileCopies", testFSReadFileCopies},
@@ -1198,4 +1200,81 @@ func testFSWalkDirAgrees(t *testing.T, e *env) {
 		t.Fatal(err)
 	}
 	equal(t, "fs.WalkDir vs Workspace.Walk", got, e.walk("."))
+}
+
+func testPutFile(t *testing.T, e *env) {
+	if err := e.ws.PutFile(e.ctx, "p/a.txt", []byte("put")); err != nil {
+		t.Fatal(err)
+	}
+	b, v, err := e.ws.ReadFile(e.ctx, "p/a.txt")
+	if err != nil || string(b) != "put" || v != workspace.VersionOf([]byte("put")) {
+		t.Errorf("after PutFile: %q %q %v", b, v, err)
+	}
+	if err := e.ws.PutFile(e.ctx, "p/a.txt", []byte("again")); err != nil {
+		t.Fatal(err)
+	}
+	if e.read("p/a.txt") != "again" {
+		t.Errorf("PutFile did not overwrite")
+	}
+	// A compare-and-swap against content whose version nobody asked for yet.
+	if err := e.ws.PutFile(e.ctx, "p/b.txt", []byte("b1")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.ws.WriteFileIfVersion(e.ctx, "p/b.txt", []byte("b2"), workspace.VersionOf([]byte("stale")))
+	wantIs(t, "stale CAS after PutFile", err, workspace.ErrConflict)
+	if _, err := e.ws.WriteFileIfVersion(e.ctx, "p/b.txt", []byte("b2"), workspace.VersionOf([]byte("b1"))); err != nil {
+		t.Errorf("matching CAS after PutFile: %v", err)
+	}
+	e.write("f", "f")
+	before := e.snapshot()
+	wantIs(t, "PutFile root", e.ws.PutFile(e.ctx, ".", []byte("x")), workspace.ErrIsDir)
+	wantIs(t, "PutFile dir", e.ws.PutFile(e.ctx, "p", []byte("x")), workspace.ErrIsDir)
+	wantIs(t, "PutFile under a file", e.ws.PutFile(e.ctx, "f/x", []byte("x")), workspace.ErrNotDir)
+	wantIs(t, "PutFile escaping", e.ws.PutFile(e.ctx, "../x", []byte("x")), workspace.ErrPathEscape)
+	e.unchanged(before, "refused PutFile")
+}
+
+// testConcurrentFirstVersion has many readers ask for the version of
+// content stored by PutFile at the same moment (a driver hashing lazily
+// must do it once, race-free), while CAS writers use those versions.
+func testConcurrentFirstVersion(t *testing.T, e *env) {
+	data := bytes.Repeat([]byte("lazy "), 20000)
+	want := workspace.VersionOf(data)
+	for i := range perWork {
+		if err := e.ws.PutFile(e.ctx, fmt.Sprintf("lazy/%02d", i), data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*workers)
+	for g := range 2 * workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range perWork {
+				p := fmt.Sprintf("lazy/%02d", (i+g)%perWork)
+				_, v, err := e.ws.ReadFile(e.ctx, p)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if v != want {
+					errs <- fmt.Errorf("%s: version %q; want %q", p, v, want)
+					return
+				}
+				if g%2 == 0 && i%5 == 0 {
+					_, err := e.ws.WriteFileIfVersion(e.ctx, p, data, v) // same bytes: version stays valid
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
 }
