@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/a3s-lab/code-wasm/kernel"
@@ -97,6 +98,8 @@ type bridge struct {
 	inv kernel.Invoker
 	p   *plan
 
+	inflight sync.WaitGroup
+
 	mu     sync.Mutex
 	n      int
 	calls  []*ToolCall
@@ -121,6 +124,17 @@ func (b *bridge) close() {
 	b.mu.Lock()
 	b.closed = true
 	b.mu.Unlock()
+}
+
+// settle waits up to d for admitted calls still running (their context is
+// already cancelled), so none outlives the program's result.
+func (b *bridge) settle(d time.Duration) {
+	ch := make(chan struct{})
+	go func() { b.inflight.Wait(); close(ch) }()
+	select {
+	case <-ch:
+	case <-time.After(d):
+	}
 }
 
 func (b *bridge) violation() error {
@@ -158,6 +172,7 @@ func (b *bridge) admit(name string) (*ToolCall, error) {
 		return nil, b.viol
 	}
 	b.n++
+	b.inflight.Add(1)
 	rec := &ToolCall{ToolName: name}
 	b.calls = append(b.calls, rec)
 	return rec, nil
@@ -200,6 +215,7 @@ func (b *bridge) Call(ctx context.Context, method string, raw json.RawMessage) (
 	if err != nil {
 		return nil, err
 	}
+	defer b.inflight.Done()
 	argJSON, err := json.Marshal(args)
 	if err != nil {
 		return nil, fmt.Errorf("ctx.%s: %v", method, err)

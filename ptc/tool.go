@@ -252,10 +252,13 @@ func (t *Tool) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 		}
 	}
 	br.close()
-	return t.result(ctx, runCtx, p, br, o.v, o.err)
+	timedOut := runCtx.Err() != nil
+	cancel()
+	br.settle(SettleGrace)
+	return t.result(ctx, timedOut, p, br, o.v, o.err)
 }
 
-func (t *Tool) result(parent, runCtx context.Context, p *plan, br *bridge, value json.RawMessage, runErr error) (*kernel.Result, error) {
+func (t *Tool) result(parent context.Context, timedOut bool, p *plan, br *bridge, value json.RawMessage, runErr error) (*kernel.Result, error) {
 	calls := br.records()
 	meta := map[string]any{
 		"program": map[string]any{
@@ -274,13 +277,13 @@ func (t *Tool) result(parent, runCtx context.Context, p *plan, br *bridge, value
 	if v := br.violation(); v != nil {
 		return fail(v.Error(), nil)
 	}
-	if runErr != nil || runCtx.Err() != nil {
+	if runErr != nil || timedOut {
 		switch {
 		case parent.Err() != nil && errors.Is(parent.Err(), context.DeadlineExceeded):
 			return nil, parent.Err() // the kernel's own timeout: it words it
 		case parent.Err() != nil:
 			return fail("program script cancelled by caller", &kernel.ErrorKind{Type: kernel.ErrCancelled, Op: "program"})
-		case runCtx.Err() != nil:
+		case timedOut:
 			ms := p.timeout.Milliseconds()
 			return fail(fmt.Sprintf("program script timed out after %d ms", ms), &kernel.ErrorKind{Type: kernel.ErrTimeout, Op: "program", DurationMs: ms})
 		}

@@ -38,7 +38,16 @@ const prelude = `(function (call, methods, tools) {
     t[n] = freeze(function (args) { return call('tool', stringify([n, args])); });
   });
   ctx.tools = freeze(t);
-  return freeze(ctx);
+  var then = Promise.prototype.then, apply = Reflect.apply, resolve = Promise.resolve.bind(Promise);
+  // start calls run and marks the program finished as soon as its promise
+  // settles, before any later job of the script: ctx calls from timers or
+  // promise chains that outlive run are refused.
+  function start(run, inputs, done) {
+    var p = resolve(run(freeze(ctx), inputs));
+    apply(then, p, [done, done]);
+    return p;
+  }
+  return freeze({ctx: freeze(ctx), start: start});
 })`
 
 type settled struct {
@@ -69,10 +78,15 @@ func (e *Engine) Run(ctx context.Context, p *ptc.Program, b ptc.Bridge) (json.Ra
 	stop := context.AfterFunc(ctx, func() { vm.Interrupt(ctx.Err()) })
 	defer stop()
 
+	finished := false
 	call := func(fc goja.FunctionCall) goja.Value {
 		method := fc.Argument(0).String()
 		args := json.RawMessage(fc.Argument(1).String())
 		promise, resolve, reject := vm.NewPromise()
+		if finished {
+			_ = reject(mustNew(errCtor, vm, "the program has finished; ctx calls are closed"))
+			return vm.ToValue(promise)
+		}
 		go func() {
 			v, err := b.Call(ctx, method, args)
 			select {
@@ -88,10 +102,12 @@ func (e *Engine) Run(ctx context.Context, p *ptc.Program, b ptc.Bridge) (json.Ra
 		return nil, fmt.Errorf("goja prelude: %w", err)
 	}
 	mkFn, _ := goja.AssertFunction(mk)
-	ctxObj, err := mkFn(goja.Undefined(), vm.ToValue(call), vm.ToValue(p.Methods), vm.ToValue(p.Tools))
+	kit, err := mkFn(goja.Undefined(), vm.ToValue(call), vm.ToValue(p.Methods), vm.ToValue(p.Tools))
 	if err != nil {
 		return nil, fmt.Errorf("goja prelude: %w", err)
 	}
+	start, _ := goja.AssertFunction(kit.ToObject(vm).Get("start"))
+	markDone := vm.ToValue(func(goja.FunctionCall) goja.Value { finished = true; return goja.Undefined() })
 	inputs, err := parse(goja.Undefined(), vm.ToValue(string(p.Inputs)))
 	if err != nil {
 		return nil, fmt.Errorf("inputs are not JSON: %w", err)
@@ -100,11 +116,11 @@ func (e *Engine) Run(ctx context.Context, p *ptc.Program, b ptc.Bridge) (json.Ra
 	if _, err := vm.RunScript(p.Name, p.Source); err != nil {
 		return nil, e.failure(ctx, vm, p, err)
 	}
-	run, ok := goja.AssertFunction(vm.Get("run"))
-	if !ok {
+	run := vm.Get("run")
+	if _, ok := goja.AssertFunction(run); !ok {
 		return nil, &ptc.ScriptError{Message: "the script does not define async function run(ctx, inputs)"}
 	}
-	ret, err := run(goja.Undefined(), ctxObj, inputs)
+	ret, err := start(goja.Undefined(), vm.ToValue(run), inputs, markDone)
 	if err != nil {
 		return nil, e.failure(ctx, vm, p, err)
 	}

@@ -8,3 +8,7 @@ import (
 )
 
 func TestConformance(t *testing.T) { enginetest.Run(t, gojaengine.New()) }
+
+func TestRedTeam(t *testing.T) {
+	enginetest.RedTeam(t, gojaengine.New(), "goja", enginetest.RedTeamPath)
+}
