@@ -87,6 +87,17 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 	if base != "." && !strings.ContainsAny(base, `\`) {
 		walkRoot = workspace.Join(root, base)
 	}
+	// "**/<name pattern>" matches at any depth: test the base name only.
+	match := func(rel, base string) bool {
+		ok, _ := doublestar.Match(pattern, rel)
+		return ok
+	}
+	if rest, ok := strings.CutPrefix(pattern, "**/"); ok && !strings.ContainsAny(rest, "/\\") && rest != "**" {
+		match = func(_, base string) bool {
+			ok, _ := doublestar.Match(rest, base)
+			return ok
+		}
+	}
 	var matches []string
 	prefix := ""
 	if root != "." {
@@ -96,7 +107,7 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 		if e.Kind == workspace.KindDir {
 			return nil
 		}
-		if ok, _ := doublestar.Match(pattern, strings.TrimPrefix(p, prefix)); ok {
+		if match(strings.TrimPrefix(p, prefix), e.Name) {
 			matches = append(matches, p)
 		}
 		return nil

@@ -1,7 +1,10 @@
 package tools
 
 import (
+	"slices"
+
 	"fmt"
+	"github.com/bmatcuk/doublestar/v4"
 	"strings"
 	"testing"
 
@@ -300,5 +303,29 @@ func TestLs(t *testing.T) {
 				t.Fatalf("output %q lacks %q", res.Output, c.has)
 			}
 		})
+	}
+}
+
+// TestGlobBaseNameFastPath: "**/<name>" answered from the base name agrees
+// with doublestar on the full path.
+func TestGlobBaseNameFastPath(t *testing.T) {
+	paths := []string{"a.go", "x/a.go", "x/y/z.go", ".h/a.go", "x/.a.go", "a.ts", "x/b.tsx", "x/y/c_test.go", "go", "x/go"}
+	files := map[string]string{}
+	for _, p := range paths {
+		files[p] = ""
+	}
+	ws := newWS(t, files)
+	for _, pat := range []string{"**/*.go", "**/*.{ts,tsx}", "**/*_test.go", "**/a.*", "**/go", "**/[a-b].*", "**/?.go"} {
+		got := run(t, ws, "glob", map[string]any{"pattern": pat, "sort": "path"}).Metadata["paths"].([]string)
+		var want []string
+		for _, p := range paths {
+			if ok, _ := doublestar.Match(pat, p); ok {
+				want = append(want, p)
+			}
+		}
+		slices.Sort(want)
+		if fmt.Sprint(got) != fmt.Sprint(append([]string{}, want...)) {
+			t.Fatalf("%s: got %v want %v", pat, got, want)
+		}
 	}
 }
