@@ -1,0 +1,54 @@
+package kernel_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/a3s-lab/code-wasm/kernel"
+)
+
+// BenchmarkInvoke compares one call of a trivial tool: Execute directly,
+// through the kernel with the zero governance, and through the kernel with
+// every gate configured (a pre- and post-hook, a permission policy, a
+// budget guard and a sanitiser). Read the results side by side, as ratios.
+func BenchmarkInvoke(b *testing.B) {
+	args := json.RawMessage(`{"msg":"hello","file_path":"src/a.go"}`)
+	full := kernel.Governance{
+		Permission: kernel.PermissionPolicy{Enabled: true, Deny: []string{"fx(path:secret/**)"}, Allow: []string{"fx"}},
+		Hooks: []kernel.Hook{
+			{ID: "pre", Event: kernel.HookPreToolUse, Handler: func(context.Context, kernel.HookRequest) (kernel.HookResponse, error) { return kernel.HookResponse{}, nil }},
+			{ID: "post", Event: kernel.HookPostToolUse, Handler: func(context.Context, kernel.HookRequest) (kernel.HookResponse, error) { return kernel.HookResponse{}, nil }},
+		},
+		BudgetGuard: kernel.BudgetGuardFunc(func(context.Context, kernel.BudgetRequest) (kernel.BudgetDecision, error) {
+			return kernel.BudgetDecision{}, nil
+		}),
+		Security: kernel.SanitizerFunc(func(s string) string { return s }),
+	}
+	b.Run("direct", func(b *testing.B) {
+		fx := newEffect("fx")
+		call := &kernel.Call{ID: "x", Name: "fx", Args: args}
+		for b.Loop() {
+			if _, err := fx.Execute(context.Background(), call); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for name, g := range map[string]kernel.Governance{"kernel-zero": {}, "kernel-full": full} {
+		b.Run(name, func(b *testing.B) {
+			reg := kernel.NewRegistry()
+			reg.RegisterBuiltin(newEffect("fx"))
+			k, err := kernel.New(kernel.Config{Registry: reg, Governance: g, OnEvent: func(kernel.Event) {}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer k.Close()
+			for b.Loop() {
+				res, err := k.Invoke(context.Background(), kernel.Request{Tool: "fx", Args: args, Origin: kernel.OriginAgent})
+				if err != nil || res.ExitCode != 0 {
+					b.Fatal(err, res)
+				}
+			}
+		})
+	}
+}
