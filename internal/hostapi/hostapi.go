@@ -436,9 +436,23 @@ func (t *Sessions) close(id int, e *entry) {
 		}
 	}
 	e.gov.close()
-	t.mu.Lock()
-	delete(t.m, id)
-	t.mu.Unlock()
+	t.release(id, e)
+}
+
+// release drops a closed session's entry once no event subscription is
+// left to drain (Bus.Close keeps queued events readable).
+func (t *Sessions) release(id int, e *entry) {
+	if !e.s.IsClosed() {
+		return
+	}
+	e.mu.Lock()
+	n := len(e.subs)
+	e.mu.Unlock()
+	if n == 0 {
+		t.mu.Lock()
+		delete(t.m, id)
+		t.mu.Unlock()
+	}
 }
 
 // NextEvents waits for the next events of a subscription: {events, done}.
@@ -466,6 +480,7 @@ func (t *Sessions) NextEvents(ctx context.Context, id, sub int) (any, error) {
 		e.mu.Lock()
 		delete(e.subs, sub)
 		e.mu.Unlock()
+		t.release(id, e)
 	}
 	out := make([]WireEvent, len(evs))
 	for i, ev := range evs {
@@ -487,6 +502,7 @@ func (t *Sessions) Unsubscribe(id, sub int) {
 	if ok {
 		s.Close()
 	}
+	t.release(id, e)
 }
 
 func mapErr(method string, err error) error {
