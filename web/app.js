@@ -1,0 +1,364 @@
+// The playground: one session at a time (memory or OPFS), its files, an
+// editor, a console for any tool, the live event stream, and a slot for the
+// program tool's script runner. The package runs the wasm in a dedicated
+// Worker, so nothing here blocks the page while a tool runs.
+import { createSession } from '/npm/src/entry-browser.mjs';
+
+const $ = (sel) => document.querySelector(sel);
+const SAMPLE = {
+  'README.md': '# Playground\n\nThese files live in your browser. Edit one, save it, then grep for a word in the console.\n',
+  'src/greet.js': 'export function greet(name) {\n  return `hello, ${name}`;\n}\n',
+  'src/main.js': "import { greet } from './greet.js';\n\nconsole.log(greet('world'));\n",
+};
+const SCRIPT_SAMPLE = "// The workspace tools are available to the script.\nconst files = await glob({ pattern: '**/*.js' });\nreturn files;\n";
+
+const state = {
+  mode: localStorage.getItem('playground.mode') === 'opfs' ? 'opfs' : 'memory',
+  root: localStorage.getItem('playground.root') || 'playground',
+  session: null,
+  defs: new Map(),
+  file: null, // the path in the editor
+  saved: '', // its content as last read or saved
+  events: 0,
+  generation: 0, // bumps on every session switch, to drop stale async work
+};
+window.playground = state; // for curious people with devtools open
+
+function setStatus(text, kind = '') {
+  const el = $('#status');
+  el.textContent = text;
+  el.className = `pill ${kind}`;
+}
+
+function renderMode() {
+  for (const b of document.querySelectorAll('.segmented button')) b.classList.toggle('active', b.dataset.mode === state.mode);
+  $('#root-field').hidden = state.mode !== 'opfs';
+  $('#root').value = state.root;
+}
+
+// ---- session lifecycle -----------------------------------------------
+
+async function openSession() {
+  const gen = ++state.generation;
+  renderMode();
+  setStatus('starting…');
+  const old = state.session;
+  state.session = null;
+  if (old) await old.close().catch(() => {});
+  const workspace = state.mode === 'memory' ? { kind: 'memory', files: SAMPLE } : { kind: 'opfs', root: state.root };
+  let s;
+  try {
+    s = await createSession({ workspace });
+  } catch (e) {
+    if (gen === state.generation) setStatus(`could not open: ${e.message}`, 'bad');
+    return;
+  }
+  if (gen !== state.generation) { s.close(); return; }
+  state.session = s;
+  markEvents(state.mode === 'memory' ? 'memory session opened' : `OPFS session “${state.root}” opened`);
+  followEvents(s, gen);
+  if (state.mode === 'opfs' && (await s.glob('**/*')).length === 0) {
+    for (const [p, c] of Object.entries(SAMPLE)) await s.writeFile(p, c);
+  }
+  setStatus(state.mode === 'memory' ? 'memory workspace · gone on reload' : `OPFS “${state.root}” · kept across reloads`, 'ok');
+  renderTools();
+  await refreshTree();
+  const keep = state.file && (await fileExists(state.file)) ? state.file : (await listFiles())[0];
+  if (keep) await openFile(keep); else clearEditor();
+}
+
+async function followEvents(s, gen) {
+  try {
+    for await (const ev of s.events()) {
+      if (gen !== state.generation) break;
+      addEvent(ev);
+    }
+  } catch (_) { /* the session closed */ }
+}
+
+// ---- files --------------------------------------------------------------
+
+async function listFiles() {
+  if (!state.session) return [];
+  return (await state.session.glob('**/*')).sort();
+}
+
+async function fileExists(p) {
+  return (await listFiles()).includes(p);
+}
+
+async function refreshTree() {
+  const files = await listFiles();
+  const root = {};
+  for (const f of files) {
+    let node = root;
+    const parts = f.split('/');
+    parts.forEach((part, i) => {
+      if (i === parts.length - 1) node[part] = f;
+      else node = node[part] ??= {};
+    });
+  }
+  const build = (node) => {
+    const entries = Object.entries(node).sort(([a, av], [b, bv]) =>
+      (typeof av === 'string') - (typeof bv === 'string') || a.localeCompare(b));
+    return entries.map(([name, v]) => {
+      const li = document.createElement('li');
+      if (typeof v === 'string') {
+        const b = document.createElement('button');
+        b.className = 'file' + (v === state.file ? ' selected' : '');
+        b.textContent = name;
+        b.title = v;
+        b.dataset.path = v;
+        b.onclick = () => openFile(v);
+        li.append(b);
+      } else {
+        li.className = 'dir';
+        const label = document.createElement('span');
+        label.textContent = name + '/';
+        const ul = document.createElement('ul');
+        ul.append(...build(v));
+        li.append(label, ul);
+      }
+      return li;
+    });
+  };
+  $('#tree').replaceChildren(...build(root));
+  $('#tree-empty').hidden = files.length > 0;
+}
+
+// read returns numbered lines ("     1\t…"); the editor wants the text.
+function stripLineNumbers(out) {
+  const lines = out.split('\n').filter((l) => /^\s*\d+\t/.test(l)).map((l) => l.replace(/^\s*\d+\t/, ''));
+  return lines.length ? lines.join('\n') + '\n' : '';
+}
+
+async function openFile(p) {
+  if (isDirty() && !confirm(`Discard the unsaved changes to ${state.file}?`)) return;
+  const r = await state.session.tool('read', { file_path: p, limit: 2000 });
+  if (r.exitCode !== 0) { showResult(r); return; }
+  state.file = p;
+  state.saved = stripLineNumbers(r.output);
+  $('#editor').value = state.saved;
+  $('#editor').disabled = false;
+  $('#editor-path').textContent = p;
+  for (const b of document.querySelectorAll('.tree .file')) b.classList.toggle('selected', b.dataset.path === p);
+  renderDirty();
+}
+
+function clearEditor() {
+  state.file = null;
+  state.saved = '';
+  $('#editor').value = '';
+  $('#editor').disabled = true;
+  $('#editor-path').textContent = '';
+  renderDirty();
+}
+
+const isDirty = () => state.file !== null && $('#editor').value !== state.saved;
+
+function renderDirty() {
+  const dirty = isDirty();
+  $('#save').disabled = !dirty;
+  const el = $('#editor-state');
+  el.textContent = state.file === null ? '' : dirty ? 'unsaved changes' : 'saved';
+  el.classList.toggle('dirty', dirty);
+}
+
+async function save() {
+  if (!isDirty()) return;
+  const text = $('#editor').value;
+  const r = await state.session.writeFile(state.file, text);
+  if (r.exitCode !== 0) { showResult(r); return; }
+  state.saved = text;
+  renderDirty();
+  $('#editor-state').textContent = 'saved ✓';
+}
+
+async function createFile(p) {
+  p = p.trim();
+  if (!p) return;
+  const r = await state.session.writeFile(p, '');
+  if (r.exitCode !== 0) { showResult(r); return; }
+  await refreshTree();
+  await openFile(p);
+  $('#editor').focus();
+}
+
+// ---- tool console --------------------------------------------------------
+
+function renderTools() {
+  const s = state.session;
+  const defs = s.toolDefinitions();
+  state.defs = new Map(defs.map((d) => [d.name, d]));
+  const sel = $('#tool');
+  const keep = sel.value;
+  sel.replaceChildren(...s.toolNames().map((n) => Object.assign(document.createElement('option'), { value: n, textContent: n })));
+  sel.value = state.defs.has(keep) ? keep : (state.defs.has('grep') ? 'grep' : defs[0]?.name);
+  renderSchema();
+  const hasProgram = state.defs.has('program');
+  $('#script-ui').hidden = !hasProgram;
+  $('#script-missing').hidden = hasProgram;
+}
+
+// exampleArgs fills the required parameters with something sensible.
+function exampleArgs(def) {
+  const props = def.parameters?.properties ?? {};
+  const out = {};
+  for (const name of def.parameters?.required ?? []) {
+    const t = props[name]?.type;
+    if (name === 'file_path' || name === 'path') out[name] = state.file ?? 'README.md';
+    else if (name === 'pattern') out[name] = def.name === 'glob' ? '**/*.js' : 'hello';
+    else if (t === 'string') out[name] = '';
+    else if (t === 'integer' || t === 'number') out[name] = 0;
+    else if (t === 'boolean') out[name] = false;
+    else if (t === 'array') out[name] = [];
+    else out[name] = {};
+  }
+  return out;
+}
+
+function renderSchema() {
+  const def = state.defs.get($('#tool').value);
+  if (!def) return;
+  $('#tool-desc').textContent = def.description;
+  $('#schema').textContent = JSON.stringify(def.parameters, null, 2);
+  $('#args').value = JSON.stringify(exampleArgs(def), null, 2);
+}
+
+function showResult(r) {
+  const exit = $('#result-exit');
+  exit.textContent = `exit ${r.exitCode}`;
+  exit.className = `pill ${r.exitCode === 0 ? 'ok' : 'bad'}`;
+  let text = r.output;
+  if (r.metadataJson) text += `\n\n── metadata ──\n${JSON.stringify(JSON.parse(r.metadataJson), null, 2)}`;
+  if (r.errorKindJson) text += `\n\n── error kind ──\n${r.errorKindJson}`;
+  $('#result').textContent = text;
+}
+
+async function runTool() {
+  const name = $('#tool').value;
+  let args;
+  try {
+    args = JSON.parse($('#args').value || '{}');
+  } catch (e) {
+    showResult({ exitCode: 1, output: `The arguments are not valid JSON: ${e.message}` });
+    return;
+  }
+  $('#run').disabled = true;
+  $('#run-state').textContent = `running ${name}…`;
+  const t0 = performance.now();
+  try {
+    const r = await state.session.tool(name, args);
+    showResult(r);
+    $('#run-state').textContent = `${name} took ${Math.round(performance.now() - t0)} ms`;
+  } catch (e) {
+    showResult({ exitCode: 1, output: `${e.code ?? 'ERROR'}: ${e.message}` });
+    $('#run-state').textContent = '';
+  } finally {
+    $('#run').disabled = false;
+  }
+  await refreshTree();
+  if (state.file && !isDirty() && (await fileExists(state.file))) await openFile(state.file);
+}
+
+// ---- events ------------------------------------------------------------
+
+function describe(ev) {
+  const parts = [];
+  if (ev.toolName) parts.push(ev.toolName);
+  if (ev.exitCode !== undefined) parts.push(`exit ${ev.exitCode}`);
+  const text = ev.text ?? ev.toolOutput;
+  if (text) parts.push(String(text).split('\n')[0].slice(0, 120));
+  if (parts.length === 0 && ev.payload) parts.push(JSON.stringify(ev.payload).slice(0, 120));
+  return parts.join(' · ');
+}
+
+function addEvent(ev) {
+  state.events++;
+  $('#event-count').textContent = String(state.events);
+  const li = document.createElement('li');
+  const t = new Date(ev.timeMs ?? Date.now());
+  const type = ev.type ?? 'event';
+  const cls = /start/.test(type) ? 'start' : /end/.test(type) ? (ev.exitCode ? 'bad' : 'end') : /error|denied|timeout/.test(type) ? 'bad' : '';
+  li.innerHTML = '<span class="t"></span><span class="type"></span><span class="what"></span>';
+  li.children[0].textContent = t.toTimeString().slice(0, 8);
+  li.children[1].textContent = type;
+  li.children[1].className = `type ${cls}`;
+  li.children[2].textContent = describe(ev);
+  li.title = JSON.stringify(ev, null, 2);
+  li.dataset.type = type;
+  const list = $('#event-list');
+  list.prepend(li);
+  while (list.children.length > 500) list.lastChild.remove();
+}
+
+function markEvents(text) {
+  const li = document.createElement('li');
+  li.className = 'mark';
+  li.textContent = text;
+  $('#event-list').prepend(li);
+}
+
+// ---- script runner (the program tool) -------------------------------------
+
+async function runScript() {
+  $('#run-script').disabled = true;
+  $('#script-state').textContent = 'running…';
+  try {
+    const r = await state.session.tool('program', { type: 'script', language: 'javascript', source: $('#script').value });
+    $('#script-result').textContent = r.output;
+    $('#script-state').textContent = `exit ${r.exitCode}`;
+  } catch (e) {
+    $('#script-result').textContent = `${e.code ?? 'ERROR'}: ${e.message}`;
+    $('#script-state').textContent = '';
+  } finally {
+    $('#run-script').disabled = false;
+  }
+}
+
+// ---- wiring --------------------------------------------------------------
+
+for (const b of document.querySelectorAll('.segmented button')) {
+  b.onclick = () => {
+    if (b.dataset.mode === state.mode) return;
+    if (isDirty() && !confirm('Discard unsaved changes?')) return;
+    state.mode = b.dataset.mode;
+    localStorage.setItem('playground.mode', state.mode);
+    state.file = null;
+    openSession();
+  };
+}
+$('#root').onchange = () => {
+  const r = $('#root').value.trim();
+  if (!r || r === state.root) return;
+  state.root = r;
+  localStorage.setItem('playground.root', r);
+  state.file = null;
+  openSession();
+};
+$('#new-file').onclick = () => {
+  const f = $('#new-file-form');
+  f.hidden = !f.hidden;
+  if (!f.hidden) $('#new-file-path').focus();
+};
+$('#new-file-form').onsubmit = async (e) => {
+  e.preventDefault();
+  await createFile($('#new-file-path').value);
+  $('#new-file-path').value = '';
+  $('#new-file-form').hidden = true;
+};
+$('#refresh').onclick = () => refreshTree();
+$('#editor').oninput = renderDirty;
+$('#save').onclick = save;
+$('#tool').onchange = renderSchema;
+$('#run').onclick = runTool;
+$('#clear-events').onclick = () => { $('#event-list').replaceChildren(); state.events = 0; $('#event-count').textContent = '0'; };
+$('#script').value = SCRIPT_SAMPLE;
+$('#run-script').onclick = runScript;
+document.addEventListener('keydown', (e) => {
+  if ((e.ctrlKey || e.metaKey) && e.key === 's') { e.preventDefault(); save(); }
+  if ((e.ctrlKey || e.metaKey) && e.key === 'Enter' && document.activeElement === $('#args')) { e.preventDefault(); runTool(); }
+});
+window.addEventListener('beforeunload', (e) => { if (isDirty()) e.preventDefault(); });
+
+openSession();
