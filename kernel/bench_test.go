@@ -17,8 +17,12 @@ func BenchmarkInvoke(b *testing.B) {
 	full := kernel.Governance{
 		Permission: kernel.PermissionPolicy{Enabled: true, Deny: []string{"fx(path:secret/**)"}, Allow: []string{"fx"}},
 		Hooks: []kernel.Hook{
-			{ID: "pre", Event: kernel.HookPreToolUse, Handler: func(context.Context, kernel.HookRequest) (kernel.HookResponse, error) { return kernel.HookResponse{}, nil }},
-			{ID: "post", Event: kernel.HookPostToolUse, Handler: func(context.Context, kernel.HookRequest) (kernel.HookResponse, error) { return kernel.HookResponse{}, nil }},
+			{ID: "pre", Event: kernel.HookPreToolUse, Handler: func(context.Context, kernel.HookRequest) (kernel.HookResponse, error) {
+				return kernel.HookResponse{}, nil
+			}},
+			{ID: "post", Event: kernel.HookPostToolUse, Handler: func(context.Context, kernel.HookRequest) (kernel.HookResponse, error) {
+				return kernel.HookResponse{}, nil
+			}},
 		},
 		BudgetGuard: kernel.BudgetGuardFunc(func(context.Context, kernel.BudgetRequest) (kernel.BudgetDecision, error) {
 			return kernel.BudgetDecision{}, nil

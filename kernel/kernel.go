@@ -292,6 +292,9 @@ func (v *invocation) run(ctx context.Context) *Result {
 	if d, e := v.preHooks(ctx); e != nil {
 		return v.reject(e, nil)
 	} else if d != nil {
+		if ctx.Err() != nil {
+			return v.cancelled(ctx, "pre_tool_use hooks")
+		}
 		return v.reject(nil, d)
 	}
 	if ctx.Err() != nil {

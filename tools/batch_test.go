@@ -277,14 +277,30 @@ func TestBatchChildrenGoverned(t *testing.T) {
 	if res.Metadata["status"] != "partial_failure" || f.wr.runs.Load() != 0 || f.ro.runs.Load() != 1 {
 		t.Fatalf("got %s (wr runs %d)", res.Output, f.wr.runs.Load())
 	}
+	// A trusted host call of batch passes the host policy on: the denied
+	// tool runs, as host_direct_nested_trusted.
+	hres, err := f.k.Invoke(context.Background(), kernel.Request{Tool: "batch", Origin: kernel.OriginHostTrusted,
+		Args: json.RawMessage(`{"invocations":[{"tool":"wr","args":{}}]}`)})
+	if err != nil || hres.ExitCode != 0 || f.wr.runs.Load() != 1 {
+		t.Fatalf("host policy not inherited: %v %+v", err, hres)
+	}
 	var batchID string
 	for _, e := range f.events() {
-		if e.Type == kernel.EventToolEnd && e.Payload["name"] == "batch" {
+		if e.Type == kernel.EventToolEnd && e.Payload["name"] == "batch" && e.Origin == kernel.OriginAgent {
 			batchID = e.InvocationID
 		}
 	}
 	for _, e := range f.events() {
-		if e.Type == kernel.EventToolEnd && e.Payload["name"] != "batch" && (e.ParentID != batchID || e.Origin != kernel.OriginNested) {
+		if e.Type != kernel.EventToolEnd || e.Payload["name"] == "batch" {
+			continue
+		}
+		if e.Origin == kernel.OriginHostNestedTrusted {
+			if e.Payload["name"] != "wr" || e.ParentID == batchID {
+				t.Errorf("host-nested child %v under %q", e.Payload["name"], e.ParentID)
+			}
+			continue
+		}
+		if e.ParentID != batchID || e.Origin != kernel.OriginNested {
 			t.Errorf("child %v parent %q origin %q, want parent %q nested", e.Payload["name"], e.ParentID, e.Origin, batchID)
 		}
 	}
