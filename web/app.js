@@ -257,6 +257,8 @@ async function runTool() {
   } finally {
     $('#run').disabled = false;
   }
+  // Tools that only look need no refresh (and add no events of our own).
+  if (['read', 'grep', 'glob', 'ls'].includes(name)) return;
   await refreshTree();
   if (state.file && !isDirty() && (await fileExists(state.file))) await openFile(state.file);
 }
