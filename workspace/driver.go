@@ -120,8 +120,12 @@ type Driver interface {
 	// Remove deletes a file, or a directory with everything under it.
 	// ErrNotExist if missing. The root cannot be removed.
 	Remove(ctx context.Context, name string) error
-	// Rename moves a file or directory, replacing a file at the target.
-	// ErrNotExist if from is missing; ErrExist if to is a directory.
+	// Rename moves a file or directory, replacing a file at the target and
+	// creating missing parent directories of to. ErrNotExist if from is
+	// missing; ErrExist if to is a directory; ErrNotDir if a parent of to
+	// is a file or from is a directory and to a file. The workspace has
+	// already refused the root, from == to, and to inside from.
+	// A failed Rename changes nothing.
 	Rename(ctx context.Context, from, to string) error
 }
 
