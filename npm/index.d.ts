@@ -1,0 +1,325 @@
+// Type declarations for @a3s-lab/code-wasm.
+//
+// The wire types below mirror Go structs by hand; each cites its Go source.
+// Two tests keep them in step: internal/hostapi/dts_test.go (every JSON
+// field of the Go structs is declared here, and nothing else) and
+// npm/test/types.test.mjs (every key the running wasm emits is declared).
+// A field marked `?` is omitted from the JSON when empty.
+
+/** Error codes of rejected calls (internal/hostapi/hostapi.go Code*). */
+export type ErrorCode =
+  | 'SESSION_CLOSED'
+  | 'INVALID_OPTIONS'
+  | 'INVALID_CALL'
+  | 'TOOL_NOT_REGISTERED'
+  | 'TOOL_FAILED'
+  | 'ABORTED'
+  | 'UNKNOWN_SESSION'
+  | 'PANIC'
+  | 'INTERNAL';
+
+/** Every rejection is a CodeWasmError (npm/src/session.mjs). */
+export class CodeWasmError extends Error {
+  readonly code: ErrorCode;
+  /** The failed tool's result, for code TOOL_FAILED (readFile, glob, grep). */
+  readonly result?: ToolResult;
+}
+
+/** Go: internal/hostapi/wire.go ToolResult */
+export interface ToolResult {
+  name: string;
+  output: string;
+  /** 0 = success, 1 = failure. */
+  exitCode: number;
+  /** The tool's metadata, JSON-encoded. */
+  metadataJson?: string;
+  /** A structured error kind with a `type` tag, JSON-encoded (ErrorKind). */
+  errorKindJson?: string;
+}
+
+/** The decoded form of ToolResult.errorKindJson. Go: kernel/errors.go ErrorKind (MarshalJSON). */
+export type ErrorKind =
+  | { type: 'version_conflict'; path: string; expected: string; actual: string }
+  | { type: 'remote_git_conflict'; code: string; message: string }
+  | { type: 'not_found'; path: string }
+  | { type: 'invalid_argument'; message: string }
+  | { type: 'hook_denied'; reason: string; retryable: boolean; retry_after_ms: number | null }
+  | { type: 'unsupported'; message: string }
+  | { type: 'timeout'; op: string; duration_ms: number }
+  | { type: 'transport'; op: string }
+  | { type: 'cancelled'; op: string }
+  | { type: 'partial_failure'; failed: number; total: number }
+  | { type: 'rate_limited'; retry_after_ms: number | null };
+
+/** Invocation origins. Go: kernel/event.go Origin */
+export type Origin =
+  | 'agent'
+  | 'nested'
+  | 'host_direct_trusted'
+  | 'host_direct_governed'
+  | 'host_direct_nested_trusted'
+  | 'host_direct_nested_governed';
+
+/** Go: kernel/registry.go Definition */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  /** The model-visible JSON Schema of the arguments. */
+  parameters: Record<string, unknown>;
+}
+
+/** Go: kernel/event.go ActiveTool */
+export interface ActiveTool {
+  id: string;
+  name: string;
+  startedAtMs: number;
+  parentId?: string;
+  origin: Origin;
+}
+
+/** Go: kernel/governance.go PendingConfirmation */
+export interface PendingConfirmation {
+  toolId: string;
+  toolName: string;
+  args: Record<string, unknown>;
+  remainingMs: number;
+}
+
+/**
+ * One event of the session stream: the v1 envelope and the convenience
+ * fields derived centrally in Go. Go: internal/hostapi/wire.go WireEvent
+ */
+export interface AgentEvent {
+  version: 1;
+  /** tool_request_bound, tool_execution_start, tool_output_delta, tool_end, permission_denied, confirmation_required, confirmation_received, confirmation_timeout, budget_threshold_hit, error, … */
+  type: string;
+  /** Upstream's snake_case payload, e.g. {id, name, output, exit_code} for tool_end. */
+  payload: Record<string, any>;
+  invocationId?: string;
+  parentId?: string;
+  origin?: Origin;
+  timeMs: number;
+  /** payload.name or payload.tool_name. */
+  toolName?: string;
+  /** payload.id or payload.tool_id (else the invocation id). */
+  toolId?: string;
+  /** The delta of tool_output_delta, the output of tool_end, the reason of permission_denied, the message of error. */
+  text?: string;
+  /** payload.exit_code of tool_end. */
+  exitCode?: number;
+  /** payload.output of tool_end. */
+  toolOutput?: string;
+  /** payload.error_kind, JSON-encoded. */
+  errorKindJson?: string;
+}
+
+/** What session.events() returns: an async iterator that also has next(). */
+export interface EventStream extends AsyncIterableIterator<AgentEvent> {
+  next(): Promise<IteratorResult<AgentEvent, undefined>>;
+  /** Ends the subscription. */
+  return(): Promise<IteratorResult<AgentEvent, undefined>>;
+}
+
+/** Options every call accepts. */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/** The second argument every host callback receives. */
+export interface CallbackContext {
+  /** Aborted when Go stops waiting (timeout, cancellation, session close). */
+  signal: AbortSignal;
+}
+
+type MaybePromise<T> = T | Promise<T>;
+
+/** Go: internal/hostapi/options.go WorkspaceOptions */
+export interface WorkspaceOptions {
+  kind: 'memory' | 'opfs';
+  /** Initial files, path → UTF-8 content. */
+  files?: Record<string, string>;
+  /** The OPFS directory (opfs only). */
+  root?: string;
+}
+
+/** Go: internal/hostapi/options.go PermissionPolicy (rules: kernel/governance.go PermissionPolicy) */
+export interface PermissionPolicy {
+  /** Default true when a policy is given. */
+  enabled?: boolean;
+  /** Rules such as `write`, `write(path:src/**)`, `mcp__*`. deny > allow > ask. */
+  deny?: string[];
+  allow?: string[];
+  ask?: string[];
+  /** For calls no rule matches; default "ask". */
+  defaultDecision?: 'allow' | 'deny' | 'ask';
+}
+
+/** Go: internal/hostapi/options.go ConfirmationPolicy */
+export interface ConfirmationPolicy {
+  /** Default true when a policy is given. */
+  enabled?: boolean;
+  /** Default 30000. */
+  defaultTimeoutMs?: number;
+  /** Default "reject". */
+  timeoutAction?: 'reject' | 'auto_approve';
+}
+
+/** Go: internal/hostapi/options.go HookMatcher */
+export interface HookMatcher {
+  /** A glob over tool names. */
+  tool?: string;
+  /** A doublestar glob over the file_path/path argument. */
+  pathPattern?: string;
+  /** A `*` wildcard over the command argument. */
+  commandPattern?: string;
+}
+
+/** Go: internal/hostapi/options.go HookConfig */
+export interface HookConfig {
+  /** Default 5000; a handler that does not answer in time denies. */
+  timeoutMs?: number;
+}
+
+/** What a hook handler receives. Go: internal/hostapi/governance.go hookPayload */
+export interface HookEvent {
+  hookId: string;
+  event: 'pre_tool_use' | 'post_tool_use';
+  toolId: string;
+  toolName: string;
+  args: Record<string, unknown>;
+  origin: Origin;
+  parentId?: string;
+  /** post_tool_use only. */
+  output?: string;
+  exitCode?: number;
+  metadataJson?: string;
+  errorKindJson?: string;
+}
+
+/** What a hook handler returns; undefined continues. Go: internal/hostapi/governance.go hookAnswer */
+export interface HookResponse {
+  action?: 'continue' | 'block' | 'skip' | 'retry';
+  reason?: string;
+  delayMs?: number;
+  retryable?: boolean;
+  /** Replacement arguments (pre_tool_use); validated again. */
+  modified?: Record<string, unknown>;
+}
+
+export type HookHandler = (event: HookEvent, ctx: CallbackContext) => MaybePromise<HookResponse | undefined | null | void>;
+
+/** Go: internal/hostapi/options.go HookSpec (handler: a boolean there) */
+export interface Hook {
+  id: string;
+  event: 'pre_tool_use' | 'post_tool_use';
+  matcher?: HookMatcher;
+  config?: HookConfig;
+  handler?: HookHandler;
+}
+
+/** What a budget guard receives. Go: internal/hostapi/governance.go checkBudget */
+export interface BudgetRequest {
+  check: 'checkBeforeTool';
+  toolId: string;
+  toolName: string;
+  args: Record<string, unknown>;
+  origin: Origin;
+}
+
+/** Go: internal/hostapi/governance.go budgetAnswer */
+export type BudgetAnswer =
+  | boolean
+  | { allow: boolean; reason?: string }
+  | { action: 'allow' | 'soft' | 'hard' | 'deny'; resource?: string; consumed?: number; limit?: number; message?: string };
+
+/** Go: internal/hostapi/options.go BudgetSpec (checkBeforeTool: a boolean there) */
+export interface BudgetGuard {
+  /** Asked before every side effect; fails closed (a throw, silence or anything but an answer denies). */
+  checkBeforeTool: (req: BudgetRequest, ctx: CallbackContext) => MaybePromise<BudgetAnswer>;
+  /** Default 5000. */
+  timeoutMs?: number;
+}
+
+/** What a confirmation handler receives. Go: internal/hostapi/governance.go confirmer.Confirm */
+export interface ConfirmationRequest {
+  toolId: string;
+  toolName: string;
+  args: Record<string, unknown>;
+  origin: Origin;
+  parentId?: string;
+  timeoutMs: number;
+}
+
+export type ConfirmationHandler = (req: ConfirmationRequest, ctx: CallbackContext) => MaybePromise<boolean | { approved: boolean; reason?: string }>;
+
+/** Go: internal/hostapi/options.go SecuritySpec (sanitizeOutput: a boolean there) */
+export interface SecurityProvider {
+  /** Cleans every output, streamed delta and error reason; a failure withholds the text. */
+  sanitizeOutput: (text: string, ctx: CallbackContext) => MaybePromise<string | { text: string }>;
+}
+
+/** Go: internal/hostapi/options.go Options */
+export interface SessionOptions {
+  workspace?: WorkspaceOptions;
+  /** Bounds every tool execution; 0 or absent: no timeout. */
+  toolTimeoutMs?: number;
+  permissionPolicy?: PermissionPolicy;
+  confirmationPolicy?: ConfirmationPolicy;
+  /** Answers confirmations; without it, pendingConfirmations()/confirmToolUse() do. */
+  confirmationHandler?: ConfirmationHandler;
+  hooks?: Hook[];
+  budgetGuard?: BudgetGuard;
+  securityProvider?: SecurityProvider;
+}
+
+export interface ReadFileOptions extends CallOptions {
+  /** 0-based line offset. */
+  offset?: number;
+  /** 1–2000 lines. */
+  limit?: number;
+}
+
+export interface Session {
+  /** The model-visible tools, sorted. */
+  toolNames(): string[];
+  toolDefinitions(): ToolDefinition[];
+  /** The invocations executing now. */
+  activeTools(): ActiveTool[];
+  isClosed(): boolean;
+
+  /** A trusted host-direct call: permission and confirmation are skipped; hooks, budget, timeouts and sanitisation apply. */
+  tool(name: string, args?: Record<string, unknown>, opts?: CallOptions): Promise<ToolResult>;
+  /** A call with the full policy, as a model-selected call. */
+  governedTool(name: string, args?: Record<string, unknown>, opts?: CallOptions): Promise<ToolResult>;
+  /** `read`: the numbered lines. Rejects TOOL_FAILED when the read fails. */
+  readFile(path: string, opts?: ReadFileOptions): Promise<string>;
+  writeFile(path: string, content: string, opts?: CallOptions): Promise<ToolResult>;
+  editFile(path: string, oldString: string, newString: string, replaceAll?: boolean, opts?: CallOptions): Promise<ToolResult>;
+  /** `patch` with a unified diff. */
+  patchFile(path: string, diff: string, opts?: CallOptions): Promise<ToolResult>;
+  ls(path?: string, opts?: CallOptions): Promise<ToolResult>;
+  ls(opts: CallOptions): Promise<ToolResult>;
+  /** `glob`: the matching paths. */
+  glob(pattern: string, opts?: CallOptions): Promise<string[]>;
+  /** `grep` (content mode): its output. */
+  grep(pattern: string, opts?: CallOptions): Promise<string>;
+
+  events(): EventStream;
+
+  pendingConfirmations(): PendingConfirmation[];
+  /** false when no call with that id is waiting. */
+  confirmToolUse(toolId: string, approved: boolean, reason?: string, opts?: CallOptions): Promise<boolean>;
+
+  /** Adds (or, with the same id, replaces) a hook. */
+  registerHook(id: string, eventType: 'pre_tool_use' | 'post_tool_use', matcher?: HookMatcher, config?: HookConfig, handler?: HookHandler): void;
+  registerHook(id: string, eventType: 'pre_tool_use' | 'post_tool_use', handler: HookHandler): void;
+  unregisterHook(id: string): boolean;
+  /** Installs, or with null removes, the budget guard. */
+  setBudgetGuard(guard: BudgetGuard | null): void;
+
+  /** Cancels in-flight calls (they reject SESSION_CLOSED), ends event streams, releases the session. */
+  close(): Promise<void>;
+}
+
+/** Creates a session; rejects INVALID_OPTIONS naming the key. */
+export function createSession(options?: SessionOptions): Promise<Session>;
