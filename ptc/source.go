@@ -21,7 +21,15 @@ var (
 // (REFERENCE.md §2.13). They are a first, readable refusal; the real
 // barrier is the engine's locked-down realm, which the red-team pack tests
 // with spellings these checks do not catch.
-var forbidden = []string{"import ", "import(", "eval(", "Function(", "Worker(", "WebSocket", "fetch("}
+//
+// `import` is refused as a whole word, not only as "import " and
+// "import(": `import/**/(…)` is a dynamic import too, and in Node a failed
+// dynamic import rejects with an Error from outside the sandbox realm.
+// Code generation from strings is off in every engine that can turn it
+// off, so the literal source is the only place an import can be written.
+var forbidden = []string{"eval(", "Function(", "Worker(", "WebSocket", "fetch("}
+
+var importWord = regexp.MustCompile(`\bimport\b`)
 
 // NormalizeSource checks a script and rewrites an `export default` entry
 // point to a plain `async function run` declaration, keeping every line
@@ -35,6 +43,9 @@ func NormalizeSource(src string) (string, error) {
 	}
 	out := exportDefaultFn.ReplaceAllString(src, "${1}async function run")
 	out = exportDefaultRun.ReplaceAllString(out, "")
+	if loc := importWord.FindStringIndex(out); loc != nil {
+		return "", fmt.Errorf("program source may not contain \"import\" (line %d): scripts reach the outside only through ctx", 1+strings.Count(out[:loc[0]], "\n"))
+	}
 	for _, f := range forbidden {
 		if i := strings.Index(out, f); i >= 0 {
 			return "", fmt.Errorf("program source may not contain %q (line %d): scripts reach the outside only through ctx", f, 1+strings.Count(out[:i], "\n"))

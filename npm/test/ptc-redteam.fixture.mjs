@@ -54,7 +54,7 @@ export default [
   "expect": "contained",
   "source": [
    "async function run(ctx) {",
-   "  const v = globalThis['import' + 'Scripts'];",
+   "  const v = globalThis['imp' + 'ortScripts'];",
    "  return v === undefined ? 'contained' : 'escaped: ' + typeof v;",
    "}"
   ]
@@ -167,6 +167,18 @@ export default [
    "  }",
    "}"
   ]
+ },
+ {
+  "name": "net_import_keyword_spelled_oddly",
+  "category": "network",
+  "expect": "fails",
+  "source": [
+   "async function run(ctx) {",
+   "  const m = await import/**/('node:fs');",
+   "  return 'escaped: loaded ' + typeof m;",
+   "}"
+  ],
+  "note": "refused by the source check before any engine runs"
  },
  {
   "name": "globals_whitelist",
@@ -398,6 +410,21 @@ export default [
    "browser"
   ],
   "note": "goja has no memory cap; the native engine is for trusted Go hosts"
+ },
+ {
+  "name": "heap_exhaustion",
+  "category": "resources",
+  "expect": "fails",
+  "source": [
+   "async function run(ctx) {",
+   "  const keep = [];",
+   "  for (;;) keep.push(new Array(1 << 16).fill(keep.length));",
+   "}"
+  ],
+  "engines": [
+   "node"
+  ],
+  "note": "needs a per-isolate heap cap: Node's worker resourceLimits (64 MiB); goja and Chromium workers have none, the timeout bounds them"
  },
  {
   "name": "huge_buffer",

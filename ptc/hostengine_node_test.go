@@ -1,0 +1,94 @@
+//go:build !js
+
+package ptc_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"os/exec"
+	"sync"
+	"testing"
+
+	"github.com/a3s-lab/code-wasm/ptc"
+	"github.com/a3s-lab/code-wasm/ptc/enginetest"
+)
+
+// nodeHost starts testdata/nodehost.mjs and returns a HostFunc speaking to
+// it: the real Node engine (npm/src/ptc-node.mjs) driven natively.
+func nodeHost(t *testing.T) ptc.HostFunc {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not found")
+	}
+	cmd := exec.Command(node, "testdata/nodehost.mjs")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	type reply struct {
+		ID     int64  `json:"id"`
+		OK     bool   `json:"ok"`
+		Result string `json:"result"`
+		Error  string `json:"error"`
+	}
+	var (
+		mu      sync.Mutex
+		next    int64
+		waiting = map[int64]chan reply{}
+	)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for sc.Scan() {
+			var r reply
+			if json.Unmarshal(sc.Bytes(), &r) != nil {
+				continue
+			}
+			mu.Lock()
+			ch := waiting[r.ID]
+			delete(waiting, r.ID)
+			mu.Unlock()
+			if ch != nil {
+				ch <- r
+			}
+		}
+	}()
+	write := func(v any) {
+		b, _ := json.Marshal(v)
+		mu.Lock()
+		stdin.Write(append(b, '\n'))
+		mu.Unlock()
+	}
+	return func(ctx context.Context, kind string, payload []byte) ([]byte, error) {
+		ch := make(chan reply, 1)
+		mu.Lock()
+		next++
+		id := next
+		waiting[id] = ch
+		mu.Unlock()
+		write(map[string]any{"id": id, "kind": kind, "payload": string(payload)})
+		select {
+		case r := <-ch:
+			if !r.OK {
+				return nil, errors.New(r.Error)
+			}
+			return []byte(r.Result), nil
+		case <-ctx.Done():
+			write(map[string]any{"abort": id})
+			return nil, ctx.Err()
+		}
+	}
+}
+
+func TestNodeEngineConformance(t *testing.T) {
+	enginetest.Run(t, ptc.NewHostEngine(nodeHost(t)))
+}
+
+func TestNodeEngineRedTeam(t *testing.T) {
+	enginetest.RedTeam(t, ptc.NewHostEngine(nodeHost(t)), "node", "../npm/test/ptc-redteam.fixture.mjs")
+}
