@@ -15,7 +15,7 @@ NODE_DEPS := node_modules/.installed
 # Go packages whose tests also run under GOOS=js GOARCH=wasm in Node.
 WASM_TEST_PKGS := ./workspace/... ./internal/... ./kernel/... ./tools/...
 
-.PHONY: build test run bench clean deps debs test-go test-vet test-wasm test-npm test-browser
+.PHONY: build test run bench clean deps debs test-go test-vet test-wasm test-npm test-browser test-workerd
 
 build: $(WASM) $(WASM_EXEC)
 
@@ -43,7 +43,7 @@ $(NODE_DEPS): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-test: deps test-vet test-go test-wasm test-npm test-browser
+test: deps test-vet test-go test-wasm test-npm test-browser test-workerd
 	@echo "make test: every tier passed"
 
 test-vet:
@@ -59,6 +59,11 @@ test-wasm:
 
 test-npm: build
 	node npm/test/run-packed.mjs
+
+# A Worker importing the packed package, bundled by wrangler and served by
+# the real workerd binary on 127.0.0.1 (about 20 s).
+test-workerd: build $(NODE_DEPS)
+	node npm/test/workerd/run.mjs
 
 # The browser tier: Debian's chromium driven by playwright-core: the OPFS
 # driver's conformance suite in a worker, crash safety, the packed package

@@ -1,0 +1,128 @@
+// The workerd tier (`make test-workerd`): pack the built package, install
+// the tarball into a scratch Worker project as a user would, bundle it with
+// wrangler (`deploy --dry-run`, no login), serve the bundle with the real
+// workerd binary on 127.0.0.1 and a free port, and check its answers.
+//   node npm/test/workerd/run.mjs            (KEEP_SCRATCH=1 keeps the project)
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, writeFileSync, copyFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = join(here, '..', '..', '..');
+const pkgDir = join(repo, 'npm');
+const bin = (name) => join(repo, 'node_modules', '.bin', name);
+const keep = process.env.KEEP_SCRATCH === '1';
+const t0 = Date.now();
+const step = (what) => console.log(`[workerd tier +${((Date.now() - t0) / 1000).toFixed(1)}s] ${what}`);
+
+for (const b of ['wrangler', 'workerd']) {
+  if (!existsSync(bin(b))) throw new Error(`${bin(b)} is missing: run \`make deps\` (npm ci at the repository root)`);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function fetchJSON(url, deadline) {
+  for (;;) {
+    try {
+      const res = await fetch(url);
+      const body = await res.text();
+      assert.equal(res.status, 200, body);
+      return JSON.parse(body);
+    } catch (e) {
+      if (Date.now() > deadline || (e instanceof assert.AssertionError)) throw e;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+const scratch = mkdtempSync(join(tmpdir(), 'code-wasm-workerd-'));
+let workerd;
+try {
+  step('npm pack');
+  const packOut = execFileSync('npm', ['pack', '--json', '--pack-destination', scratch], { cwd: pkgDir, encoding: 'utf8' });
+  const tgz = join(scratch, JSON.parse(packOut)[0].filename);
+  const project = join(scratch, 'worker');
+  mkdirSync(join(project, 'src'), { recursive: true });
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'code-wasm-worker-test', private: true, type: 'module' }));
+  step('npm install the tarball');
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', tgz], { cwd: project, stdio: 'inherit' });
+  copyFileSync(join(here, 'worker.mjs'), join(project, 'src', 'worker.mjs'));
+  writeFileSync(join(project, 'wrangler.toml'), [
+    'name = "code-wasm-workerd-test"',
+    'main = "src/worker.mjs"',
+    'compatibility_date = "2025-09-01"',
+    '',
+  ].join('\n'));
+
+  step('wrangler deploy --dry-run --outdir dist');
+  const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1', WRANGLER_LOG_PATH: join(scratch, 'wrangler-logs') };
+  const out = execFileSync(bin('wrangler'), ['deploy', '--dry-run', '--outdir', 'dist'], { cwd: project, env, encoding: 'utf8' });
+  const upload = out.match(/Total Upload: .*/)?.[0];
+  console.log(upload ?? out);
+
+  const dist = join(project, 'dist');
+  const files = readdirSync(dist);
+  const mainJs = files.find((f) => f.endsWith('.js') && !f.endsWith('.map.js'));
+  const wasms = files.filter((f) => f.endsWith('.wasm'));
+  assert.ok(mainJs, `wrangler emitted no .js: ${files}`);
+  assert.equal(wasms.length, 1, `wrangler picked the workerd condition and emitted the wasm as a module: ${files}`);
+
+  const port = await freePort();
+  const modules = [
+    `(name = "${mainJs}", esModule = embed "dist/${mainJs}")`,
+    ...wasms.map((w) => `(name = "${w}", wasm = embed "dist/${w}")`),
+  ];
+  writeFileSync(join(project, 'config.capnp'), `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [ (name = "main", worker = .worker) ],
+  sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
+);
+const worker :Workerd.Worker = (
+  modules = [ ${modules.join(', ')} ],
+  compatibilityDate = "2025-09-01",
+);
+`);
+
+  step(`workerd serve on 127.0.0.1:${port}`);
+  workerd = spawn(bin('workerd'), ['serve', 'config.capnp'], { cwd: project, stdio: ['ignore', 'inherit', 'inherit'] });
+  const exited = new Promise((_, reject) => workerd.on('exit', (code) => reject(new Error(`workerd exited with ${code}`))));
+  exited.catch(() => {});
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30000;
+
+  const first = await Promise.race([fetchJSON(`${base}/`, deadline), exited]);
+  step(`first response: ${JSON.stringify(first).slice(0, 160)}`);
+  for (const t of ['read', 'write', 'edit', 'patch', 'ls', 'glob', 'grep']) assert.ok(first.toolNames.includes(t), `${t} in ${first.toolNames}`);
+  assert.ok(!first.toolNames.includes('bash') && !first.toolNames.includes('git'), String(first.toolNames));
+  assert.equal(first.read, '     1\thello from workerd\n');
+
+  // The one Go instance of the isolate serves later and concurrent requests.
+  const texts = ['alpha', 'beta', 'gamma', 'delta'];
+  const writes = await Promise.all(texts.map((t) => fetchJSON(`${base}/write?text=${t}`, deadline)));
+  writes.forEach((w, i) => {
+    assert.equal(w.write.exitCode, 0, JSON.stringify(w));
+    assert.equal(w.read, `     1\t${texts[i]}\n`, 'each request has its own workspace');
+    assert.deepEqual(w.glob.sort(), ['hello.txt', 'notes/n.txt']);
+  });
+  const hidden = await fetchJSON(`${base}/hidden`, deadline);
+  assert.equal(hidden.code, 'TOOL_NOT_REGISTERED', JSON.stringify(hidden));
+  step('workerd tier passed');
+} finally {
+  if (workerd && workerd.exitCode === null) workerd.kill('SIGTERM');
+  if (!keep) rmSync(scratch, { recursive: true, force: true });
+  else console.log('scratch kept at', scratch);
+}

@@ -1,0 +1,31 @@
+// The Worker of the workerd tier: it imports the package as a user would
+// and answers each request from a fresh memory session.
+import { createSession } from '@a3s-lab/code-wasm';
+
+export default {
+  async fetch(request) {
+    const url = new URL(request.url);
+    const session = await createSession({
+      workspace: { kind: 'memory', files: { 'hello.txt': 'hello from workerd\n', 'src/a.rs': 'fn a() {}\n' } },
+    });
+    try {
+      if (url.pathname === '/write') {
+        const w = await session.writeFile('notes/n.txt', url.searchParams.get('text') ?? '');
+        return Response.json({ write: w, read: await session.readFile('notes/n.txt'), glob: await session.glob('**/*.txt') });
+      }
+      if (url.pathname === '/hidden') {
+        try {
+          await session.tool('bash', { command: 'ls' });
+          return Response.json({ code: 'none' });
+        } catch (e) {
+          return Response.json({ code: e.code, message: e.message });
+        }
+      }
+      return Response.json({ toolNames: session.toolNames(), read: await session.readFile('hello.txt') });
+    } catch (e) {
+      return Response.json({ error: String(e && e.stack || e), code: e?.code }, { status: 500 });
+    } finally {
+      await session.close();
+    }
+  },
+};
