@@ -11,6 +11,7 @@ import (
 
 	"github.com/a3s-lab/code-wasm/core"
 	"github.com/a3s-lab/code-wasm/kernel"
+	"github.com/a3s-lab/code-wasm/ptc"
 	"github.com/a3s-lab/code-wasm/workspace"
 	"github.com/a3s-lab/code-wasm/workspace/memfs"
 )
@@ -90,7 +91,9 @@ func (t *Sessions) Create(ctx context.Context, raw []byte, host Host, drivers Dr
 		return 0, err
 	}
 	gov := newGovernance(&o, host)
-	opts := core.Options{Workspace: ws, Governance: gov.kernel()}
+	// The program tool runs on the host's JS engine through the PTC kinds of
+	// the dispatcher (PROTOCOL.md "PTC"); no host, no engine.
+	opts := core.Options{Workspace: ws, Governance: gov.kernel(), ProgramEngine: ptc.NewHostEngine(ptc.HostFunc(host))}
 	s, err := core.New(opts)
 	if err != nil {
 		return 0, errf(CodeInvalidOptions, "createSession: %v", err)

@@ -278,6 +278,21 @@ export class Session {
   }
   glob(pattern, opts) { return this.#call('glob', { pattern }, opts); }
   grep(pattern, opts) { return this.#call('grep', { pattern }, opts); }
+  // program runs a PTC script: session.tool('program', {type: 'script',
+  // language: 'javascript', ...}) with SDK naming (allowedTools ->
+  // allowed_tools). Added by the PTC engineer (ptc/, npm/src/ptc-*.mjs).
+  program(options = {}, opts) {
+    if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+      return Promise.reject(badCall('program: options must be an object'));
+    }
+    const known = { source: 'source', path: 'path', inputs: 'inputs', allowedTools: 'allowed_tools', limits: 'limits' };
+    const args = { type: 'script', language: 'javascript' };
+    for (const [k, v] of Object.entries(options)) {
+      if (!(k in known)) return Promise.reject(badCall(`program: unknown option "${k}" (known: ${Object.keys(known).join(', ')})`));
+      if (v !== undefined) args[known[k]] = v;
+    }
+    return this.tool('program', args, opts);
+  }
 
   // Human in the loop.
   pendingConfirmations() { return this.#sync('pendingConfirmations'); }
