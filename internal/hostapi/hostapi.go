@@ -141,7 +141,7 @@ func buildWorkspace(ctx context.Context, wo *WorkspaceOptions, drivers Drivers) 
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		if _, err := ws.WriteFile(ctx, n, []byte(w.Files[n])); err != nil {
+		if err := ws.PutFile(ctx, n, []byte(w.Files[n])); err != nil {
 			return nil, errf(CodeInvalidOptions, "createSession: options.workspace.files[%q]: %v", n, err)
 		}
 	}
