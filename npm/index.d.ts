@@ -279,6 +279,18 @@ export interface ReadFileOptions extends CallOptions {
   limit?: number;
 }
 
+/** session.program options; mapped to the `program` tool's arguments (allowedTools → allowed_tools). */
+export interface ProgramOptions {
+  /** Inline source, or */
+  source?: string;
+  /** a workspace-relative .js/.mjs file. */
+  path?: string;
+  inputs?: unknown;
+  /** Default: every registered tool except program. */
+  allowedTools?: string[];
+  limits?: { timeoutMs?: number; maxToolCalls?: number; maxOutputBytes?: number };
+}
+
 export interface Session {
   /** The model-visible tools, sorted. */
   toolNames(): string[];
@@ -303,6 +315,9 @@ export interface Session {
   glob(pattern: string, opts?: CallOptions): Promise<string[]>;
   /** `grep` (content mode): its output. */
   grep(pattern: string, opts?: CallOptions): Promise<string>;
+
+  /** `program`: runs a PTC script (`async function run(ctx, inputs)`) on the host's JS engine. */
+  program(options: ProgramOptions, opts?: CallOptions): Promise<ToolResult>;
 
   events(): EventStream;
 
