@@ -43,6 +43,7 @@ export function startWorkerApi() {
         else readyResolve(m.version);
         break;
       case 'result': {
+        if (m.state) Object.assign(sessions.get(m.handle)?.state ?? {}, m.state);
         const p = pending.get(m.id);
         if (!p) break;
         pending.delete(m.id);

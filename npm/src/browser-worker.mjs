@@ -36,17 +36,41 @@ function syncJSON(handle, method, args) {
   return typeof r === 'string' ? r : null;
 }
 
-// pushState posts the methods whose JSON changed since the last post.
-function pushState(handle) {
+// What each refresh re-reads: events change the running tools and the
+// pending confirmations; calls may also close the session or change the
+// tool surface (toolDefinitions, the largest, is re-read only when the
+// names changed).
+const ON_EVENTS = ['activeTools', 'pendingConfirmations'];
+const AFTER_CALL = ['activeTools', 'pendingConfirmations', 'isClosed', 'toolNames'];
+
+// collectState re-reads methods and returns those whose JSON changed since
+// the page last got them, or null.
+function collectState(handle, methods) {
   const s = sessions.get(handle);
-  if (!s) return;
+  if (!s) return null;
   const changed = {};
   let any = false;
-  for (const m of STATE_METHODS) {
+  const refresh = (m) => {
     const v = syncJSON(handle, m);
     if (v !== null && v !== s.state[m]) { s.state[m] = v; changed[m] = v; any = true; }
-  }
-  if (any) post({ op: 'state', handle, state: changed });
+  };
+  methods.forEach(refresh);
+  if (changed.toolNames) refresh('toolDefinitions');
+  return any ? changed : null;
+}
+
+function pushState(handle, methods) {
+  const changed = collectState(handle, methods);
+  if (changed) post({ op: 'state', handle, state: changed });
+}
+
+// While events flow, the page's activeTools is refreshed at most every
+// 16 ms: a short call's start and end then cost no message of their own
+// (the result carries the state), and a long one shows as running.
+function scheduleState(handle) {
+  const s = sessions.get(handle);
+  if (!s || s.timer) return;
+  s.timer = setTimeout(() => { s.timer = null; pushState(handle, ON_EVENTS); }, 16);
 }
 
 // monitor follows a session's events to keep activeTools fresh on the page
@@ -60,10 +84,10 @@ async function monitor(handle) {
     try {
       batch = JSON.parse(await api.nextEvents(handle, id));
     } catch (_) { break; }
-    pushState(handle);
+    scheduleState(handle);
     if (batch.done) break;
   }
-  pushState(handle);
+  pushState(handle, AFTER_CALL);
 }
 
 // hostFor routes a session's host calls to the page by the id of the
@@ -81,12 +105,21 @@ function hostFor(session) {
   };
 }
 
-async function answer(id, fn) {
+// answer posts fn's outcome; after a call on a session it carries that
+// session's changed state, so the page's cache is fresh when the call's
+// Promise resolves.
+async function answer(id, fn, handle) {
+  let msg;
   try {
-    post({ op: 'result', id, ok: true, value: await fn() });
+    msg = { op: 'result', id, ok: true, value: await fn() };
   } catch (e) {
-    post({ op: 'result', id, ok: false, error: errorOf(e) });
+    msg = { op: 'result', id, ok: false, error: errorOf(e) };
   }
+  if (handle !== undefined) {
+    const state = collectState(handle, AFTER_CALL);
+    if (state) Object.assign(msg, { handle, state });
+  }
+  post(msg);
 }
 
 const handlers = {
@@ -105,15 +138,13 @@ const handlers = {
       return await api.call(m.handle, m.method, m.args, ac?.signal);
     } finally {
       calls.delete(m.id);
-      pushState(m.handle);
-      if (m.method === 'close') sessions.delete(m.handle);
     }
-  }),
+  }, m.handle).then(() => { if (m.method === 'close') sessions.delete(m.handle); }),
   abort: (m) => calls.get(m.id)?.abort(),
   callSync: (m) => {
     const r = m.args === undefined ? api.callSync(m.handle, m.method) : api.callSync(m.handle, m.method, m.args);
     if (typeof r !== 'string') post({ op: 'warn', message: `${m.method}: ${r.error} (${r.code})` });
-    pushState(m.handle);
+    pushState(m.handle, AFTER_CALL);
   },
   subscribe: (m) => {
     const s = sessions.get(m.handle);

@@ -96,3 +96,36 @@ func TestOPFSBadRoots(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkOPFSDriver measures the driver alone on real OPFS (run by
+// bench/opfs.bench.mjs in a Chromium worker): one flushed record per write.
+func BenchmarkOPFSDriver(b *testing.B) {
+	fh := js.Global().Get("FileSystemFileHandle")
+	if fh.IsUndefined() || fh.Get("prototype").Get("createSyncAccessHandle").Type() != js.TypeFunction {
+		b.Skip("no OPFS here")
+	}
+	ctx := context.Background()
+	body := make([]byte, 550)
+	for i := range body {
+		body[i] = byte('a' + i%26)
+	}
+	f, err := Open(ctx, fmt.Sprintf("bench-%d", time.Now().UnixNano()), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	b.Run("write", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := f.WriteFile(ctx, fmt.Sprintf("d%d/f%d.txt", i%20, i%2000), body, ""); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("read", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, _, err := f.ReadFile(ctx, fmt.Sprintf("d%d/f%d.txt", i%20, i%20)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
