@@ -301,7 +301,9 @@ func (t *Tool) result(parent context.Context, timedOut bool, p *plan, br *bridge
 		return fail("program engine error: the script result is not JSON: "+err.Error(), nil)
 	}
 	meta["program"].(map[string]any)["success"] = true
-	meta["script_result"] = result
+	// Kept as the script's JSON, so its key order survives (a Go map would
+	// sort the keys).
+	meta["script_result"] = json.RawMessage(value)
 
 	var b strings.Builder
 	b.WriteString("Program script completed.\n")

@@ -3,16 +3,22 @@
 // thousands of files) never blocks the page, and OPFS workspaces get the
 // sync access handles that exist only in workers. Inside a worker already,
 // the wasm runs in that worker's thread.
-import { loadApi } from './loader.mjs';
 import { makeCreateSession } from './session.mjs';
-import { getModule } from './browser-wasm.mjs';
 import { startWorkerApi } from './browser-proxy.mjs';
+import { browserPtcHostKinds } from './ptc-browser.mjs';
 
 const inWorker = typeof WorkerGlobalScope !== 'undefined' && globalThis instanceof WorkerGlobalScope;
 let workerApi = null;
 
+// The in-thread path is imported only when used, so a page never loads
+// the Go runtime's glue (wasm_exec.js) it does not run.
+async function loadInThread() {
+  const [{ loadApi }, { getModule }] = await Promise.all([import('./loader.mjs'), import('./browser-wasm.mjs')]);
+  return loadApi(getModule);
+}
+
 function getApi() {
-  if (inWorker || typeof Worker === 'undefined') return loadApi(getModule);
+  if (inWorker || typeof Worker === 'undefined') return loadInThread();
   if (!workerApi) {
     workerApi = startWorkerApi().catch((e) => {
       workerApi = null; // a failed start may be retried
@@ -22,5 +28,5 @@ function getApi() {
   return workerApi;
 }
 
-export const createSession = makeCreateSession(getApi);
+export const createSession = makeCreateSession(getApi, { hostKinds: browserPtcHostKinds() });
 export { CodeWasmError } from './session.mjs';

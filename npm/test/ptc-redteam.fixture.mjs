@@ -198,7 +198,12 @@ export default [
    "    'hasOwnProperty','isPrototypeOf','propertyIsEnumerable','toLocaleString','toString','valueOf']);",
    "  const extra = [];",
    "  for (let o = globalThis; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) {",
-   "    for (const k of Object.getOwnPropertyNames(o)) if (!std.has(k)) extra.push(k);",
+   "    for (const k of Object.getOwnPropertyNames(o)) {",
+   "      if (std.has(k)) continue;",
+   "      const d = Object.getOwnPropertyDescriptor(o, k);",
+   "      if (d && !d.get && !d.set && (d.value === null || (typeof d.value !== 'object' && typeof d.value !== 'function'))) continue;",
+   "      extra.push(k);",
+   "    }",
    "  }",
    "  return extra.length === 0 ? 'contained' : 'escaped: non-standard globals ' + extra.slice(0, 20).join(',');",
    "}"
