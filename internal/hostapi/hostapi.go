@@ -96,6 +96,7 @@ func (t *Sessions) Create(ctx context.Context, raw []byte, host Host, drivers Dr
 	opts := core.Options{Workspace: ws, Governance: gov.kernel(), ProgramEngine: ptc.NewHostEngine(ptc.HostFunc(host))}
 	s, err := core.New(opts)
 	if err != nil {
+		closeDriver(ws)
 		return 0, errf(CodeInvalidOptions, "createSession: %v", err)
 	}
 	gov.attach(s)
@@ -142,6 +143,7 @@ func buildWorkspace(ctx context.Context, wo *WorkspaceOptions, drivers Drivers) 
 	sort.Strings(names)
 	for _, n := range names {
 		if err := ws.PutFile(ctx, n, []byte(w.Files[n])); err != nil {
+			closeDriver(ws)
 			return nil, errf(CodeInvalidOptions, "createSession: options.workspace.files[%q]: %v", n, err)
 		}
 	}
@@ -429,15 +431,20 @@ func (e *entry) typed(ctx context.Context, method string, v any, err error) (any
 	return v, nil
 }
 
+// closeDriver lets a driver that holds resources (the OPFS log handle and
+// its Web Lock) go with its session, or with a session that failed to start.
+func closeDriver(ws *workspace.Workspace) {
+	if ws == nil {
+		return
+	}
+	if c, ok := ws.Driver().(io.Closer); ok {
+		c.Close()
+	}
+}
+
 func (t *Sessions) close(id int, e *entry) {
 	e.s.Close()
-	// A driver that holds resources (the OPFS log handle and its Web Lock)
-	// lets them go with its session.
-	if ws := e.s.Workspace(); ws != nil {
-		if c, ok := ws.Driver().(io.Closer); ok {
-			c.Close()
-		}
-	}
+	closeDriver(e.s.Workspace())
 	e.gov.close()
 	t.release(id, e)
 }
