@@ -15,13 +15,10 @@ import (
 // gorootWS loads every file of GOROOT/src into one memory workspace, once
 // per test binary (the benchmarks share it; loading is not measured).
 var gorootWS = sync.OnceValues(func() (*workspace.Workspace, error) {
-	ws, err := workspace.New(memfs.New())
-	if err != nil {
-		return nil, err
-	}
+	fsys := memfs.New()
 	src := filepath.Join(runtime.GOROOT(), "src")
 	ctx := context.Background()
-	err = filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !d.Type().IsRegular() {
 			return err
 		}
@@ -30,10 +27,12 @@ var gorootWS = sync.OnceValues(func() (*workspace.Workspace, error) {
 			return err
 		}
 		rel, _ := filepath.Rel(src, p)
-		_, err = ws.WriteFile(ctx, filepath.ToSlash(rel), b)
-		return err
+		return fsys.PutFile(ctx, filepath.ToSlash(rel), b) // versions hashed on first use
 	})
-	return ws, err
+	if err != nil {
+		return nil, err
+	}
+	return workspace.New(fsys)
 })
 
 // BenchmarkTools runs grep (content and count) and glob over the whole Go
