@@ -10,7 +10,7 @@ const SAMPLE = {
   'src/greet.js': 'export function greet(name) {\n  return `hello, ${name}`;\n}\n',
   'src/main.js': "import { greet } from './greet.js';\n\nconsole.log(greet('world'));\n",
 };
-const SCRIPT_SAMPLE = "// The workspace tools are available to the script.\nconst files = await glob({ pattern: '**/*.js' });\nreturn files;\n";
+const SCRIPT_SAMPLE = "// run(ctx, inputs) calls the workspace's tools through ctx; what it returns is the result.\nasync function run(ctx) {\n  const files = await ctx.glob('**/*.js');\n  const hits = await ctx.grep('hello');\n  return { summary: `${files.length} JavaScript files`, files, hits };\n}\n";
 
 const state = {
   mode: localStorage.getItem('playground.mode') === 'opfs' ? 'opfs' : 'memory',

@@ -62,6 +62,14 @@ test('the playground: create, edit, grep, events, reload in OPFS mode', { timeou
     assert.ok(events.some((e) => /^tool_end write · exit 0/.test(e)), `no write tool_end in ${events.slice(0, 10)}`);
     await shot(page, '3-grep-and-events');
 
+    // The script runner, when the program tool is registered.
+    if (await page.isVisible('#script-ui')) {
+      await page.click('#run-script');
+      await page.waitForFunction(() => /exit/.test(document.querySelector('#script-state').textContent));
+      assert.equal(await page.textContent('#script-state'), 'exit 0');
+      assert.match(await page.textContent('#script-result'), /"src\/greet\.js"/);
+    }
+
     // A bad JSON argument is explained, not thrown.
     await page.fill('#args', '{pattern: oops');
     await page.click('#run');
