@@ -17,7 +17,9 @@ export function startWorkerApi() {
   const hostCalls = new Map(); // host call id -> AbortController
   const sessions = new Map(); // handle -> {state, nsub, hooks:Set}
 
+  let dead = null; // set once the worker has failed for good
   const request = (msg) => new Promise((resolve, reject) => {
+    if (dead) { reject(dead); return; }
     const id = ++nextId;
     pending.set(id, { resolve, reject });
     worker.postMessage({ ...msg, id });
@@ -30,6 +32,7 @@ export function startWorkerApi() {
 
   worker.onerror = (ev) => {
     const err = codedError({ message: `the code-wasm worker failed: ${ev.message ?? 'unknown error'}`, code: 'INTERNAL' });
+    dead = err;
     readyReject(err);
     for (const p of pending.values()) p.reject(err);
     pending.clear();

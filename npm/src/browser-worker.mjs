@@ -183,5 +183,9 @@ self.onmessage = (ev) => {
     const h = handlers[m.op];
     if (h) h(m);
     else post({ op: 'warn', message: `unknown message ${m.op}` });
+  }).catch((e) => {
+    // A handler bug must not stop the queue (or look like a dead worker).
+    if (m.id !== undefined) post({ op: 'result', id: m.id, ok: false, error: errorOf(e) });
+    else post({ op: 'warn', message: String(e?.stack ?? e) });
   });
 };
