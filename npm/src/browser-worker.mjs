@@ -96,6 +96,9 @@ function hostFor(session) {
   return (kind, payloadJSON, signal) => {
     const local = workerHostKinds[kind];
     if (local) return local(payloadJSON, signal);
+    // The page's code is about to run in the middle of a call: give it the
+    // state as of now (activeTools shows the call waiting on it).
+    for (const [handle, s] of sessions) if (s.createId === session) pushState(handle, ON_EVENTS);
     return new Promise((resolve, reject) => {
       const id = ++nextHostId;
       hostWaits.set(id, { resolve, reject });
@@ -125,7 +128,7 @@ async function answer(id, fn, handle) {
 const handlers = {
   createSession: (m) => answer(m.id, async () => {
     const handle = await api.createSession(m.options, m.hasHost ? hostFor(m.id) : undefined);
-    const s = { subs: new Map(), state: {} };
+    const s = { subs: new Map(), state: {}, createId: m.id };
     sessions.set(handle, s);
     for (const k of STATE_METHODS) s.state[k] = syncJSON(handle, k);
     monitor(handle);
