@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"strings"
 	"syscall/js"
 	"time"
@@ -166,11 +167,17 @@ func (d *jsDir) Open(ctx context.Context, name string, create bool) (File, error
 	return &jsFile{h: h}, nil
 }
 
+// Remove deletes name if it is there. Presence is checked by listing, not
+// by matching the text of a NotFoundError (which crosses as a message).
 func (d *jsDir) Remove(ctx context.Context, name string) error {
-	_, err := jsbridge.Await(ctx, d.h.Call("removeEntry", name))
-	if err != nil && strings.Contains(err.Error(), "could not be found") {
+	names, err := d.List(ctx)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(names, name) {
 		return nil
 	}
+	_, err = jsbridge.Await(ctx, d.h.Call("removeEntry", name))
 	return err
 }
 
