@@ -3,6 +3,7 @@ package ptc
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -57,6 +58,10 @@ type Program struct {
 type Bridge interface {
 	Call(ctx context.Context, method string, args json.RawMessage) (json.RawMessage, error)
 }
+
+// ErrNoEngine is returned (wrapped) by an engine that cannot run scripts
+// on this host, e.g. a host dispatcher without the ptc.* kinds (workerd).
+var ErrNoEngine = errors.New("no JavaScript engine is available on this host")
 
 // ScriptError is a script's uncaught exception or rejected run promise.
 type ScriptError struct {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 )
@@ -125,6 +126,9 @@ func (e *HostEngine) Run(ctx context.Context, p *Program, b Bridge) (json.RawMes
 		Runtime string `json:"runtime"`
 	}
 	if err := e.do(ctx, "ptc.start", st, &started); err != nil {
+		if strings.Contains(err.Error(), "no handler for host kind") {
+			return nil, fmt.Errorf("%w: %v", ErrNoEngine, err)
+		}
 		return nil, err
 	}
 	if started.Runtime != "" {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os/exec"
+	"strings"
 	"sync"
 	"testing"
 
@@ -91,4 +92,17 @@ func TestNodeEngineConformance(t *testing.T) {
 
 func TestNodeEngineRedTeam(t *testing.T) {
 	enginetest.RedTeam(t, ptc.NewHostEngine(nodeHost(t)), "node", "../npm/test/ptc-redteam.fixture.mjs")
+}
+
+// A dispatcher without the ptc.* kinds (workerd) makes the program fail as
+// unsupported, with the reason.
+func TestHostEngineWithoutPTCKinds(t *testing.T) {
+	host := func(ctx context.Context, kind string, payload []byte) ([]byte, error) {
+		return nil, errors.New(`no handler for host kind "` + kind + `"`)
+	}
+	h := enginetest.NewHarness(t, ptc.NewHostEngine(host), nil)
+	res := h.Program(t, map[string]any{"source": "async function run(){ return 1 }"})
+	if res.ExitCode == 0 || res.ErrorKind == nil || res.ErrorKind.Type != "unsupported" || !strings.Contains(res.Output, "no JavaScript engine") {
+		t.Fatalf("%+v", res)
+	}
 }

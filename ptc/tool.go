@@ -287,6 +287,9 @@ func (t *Tool) result(parent context.Context, timedOut bool, p *plan, br *bridge
 			ms := p.timeout.Milliseconds()
 			return fail(fmt.Sprintf("program script timed out after %d ms", ms), &kernel.ErrorKind{Type: kernel.ErrTimeout, Op: "program", DurationMs: ms})
 		}
+		if errors.Is(runErr, ErrNoEngine) {
+			return fail("program: "+runErr.Error(), &kernel.ErrorKind{Type: kernel.ErrUnsupported, Message: runErr.Error()})
+		}
 		var se *ScriptError
 		if errors.As(runErr, &se) {
 			return fail("program script error: "+se.Error(), nil)
