@@ -97,6 +97,10 @@ const WORKER_SOURCE = `'use strict';
       return run(ctx, inputs);
     }, d.inputs);
   }
+  // The script's own unhandled rejections and errors (a ctx call refused
+  // after run settled, say) stay in this worker: they are not the page's.
+  G.addEventListener('unhandledrejection', function (e) { e.preventDefault(); });
+  G.addEventListener('error', function (e) { e.preventDefault(); });
   G.onmessage = function (e) {
     const m = e.data;
     if (!m) return;
