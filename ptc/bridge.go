@@ -211,6 +211,11 @@ func (b *bridge) Call(ctx context.Context, method string, raw json.RawMessage) (
 			return nil, fmt.Errorf("ctx.%s: %v", method, err)
 		}
 	}
+	if name == "task" {
+		if ts, ok := args["tasks"].([]any); ok && len(ts) > 1 {
+			return nil, fmt.Errorf("ctx.tool('task'): a program may delegate one task per call, got %d (REFERENCE.md §2.13)", len(ts))
+		}
+	}
 	rec, err := b.admit(name)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,8 @@
 package ptc_test
 
 import (
+	"context"
+	"encoding/json"
 	"maps"
 	"strings"
 	"testing"
@@ -91,5 +93,53 @@ func TestNoEngineIsUnsupported(t *testing.T) {
 	res := h.Program(t, map[string]any{"source": okRun})
 	if res.ExitCode == 0 || res.ErrorKind == nil || res.ErrorKind.Type != kernel.ErrUnsupported {
 		t.Fatalf("%+v", res)
+	}
+}
+
+// hostTask is a host-registered `task` tool: it counts its calls.
+type hostTask struct{ calls *int }
+
+func (hostTask) Name() string                { return "task" }
+func (hostTask) Description() string         { return "delegate" }
+func (hostTask) Parameters() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
+func (hostTask) Capabilities(json.RawMessage) kernel.Capabilities {
+	return kernel.Conservative()
+}
+func (h hostTask) Execute(context.Context, *kernel.Call) (*kernel.Result, error) {
+	*h.calls++
+	return kernel.OK("delegated", nil), nil
+}
+
+// A program may delegate one task per ctx call (REFERENCE.md §2.13), and
+// allowing task raises the default timeout to 600 s.
+func TestProgramTaskSingleDelegation(t *testing.T) {
+	n := 0
+	reg := kernel.NewRegistry()
+	if err := reg.RegisterBuiltin(ptc.New(ptc.Config{Engine: gojaengine.New()})); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.RegisterDynamic(hostTask{&n}); err != nil {
+		t.Fatal(err)
+	}
+	k, err := kernel.New(kernel.Config{Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	src := `async function run(ctx) {
+  const one = await ctx.tool('task', {tasks: [{agent: 'a', description: 'd', prompt: 'p'}]});
+  let two = 'accepted';
+  try { await ctx.tool('task', {tasks: [{agent: 'a'}, {agent: 'b'}]}); } catch (e) { two = e.message; }
+  return {one: one.output, two};
+}`
+	args, _ := json.Marshal(map[string]any{"type": "script", "source": src})
+	res, err := k.Invoke(context.Background(), kernel.Request{Tool: "program", Args: args, Origin: kernel.OriginHostTrusted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ One, Two string }
+	enginetest.ScriptResult(t, res, &got)
+	if res.ExitCode != 0 || got.One != "delegated" || !strings.Contains(got.Two, "one task per call, got 2") || n != 1 {
+		t.Fatalf("exit %d %q %+v calls %d", res.ExitCode, res.Output, got, n)
 	}
 }

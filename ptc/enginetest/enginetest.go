@@ -321,6 +321,27 @@ func Run(t *testing.T, e ptc.Engine) {
 		}
 	})
 
+	t.Run("cancelled_by_caller", func(t *testing.T) {
+		for _, body := range []string{"for(;;){}", "await new Promise(() => {});"} {
+			h := NewHarness(t, e, files)
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(150*time.Millisecond, cancel)
+			start := time.Now()
+			res, err := h.K.Invoke(ctx, kernel.Request{Tool: "program", Origin: kernel.OriginHostTrusted,
+				Args: json.RawMessage(`{"type":"script","source":"async function run(ctx) { ` + body + ` }"}`)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if el := time.Since(start); res.ExitCode == 0 || res.ErrorKind == nil || res.ErrorKind.Type != kernel.ErrCancelled || el > 150*time.Millisecond+ptc.SettleGrace+250*time.Millisecond {
+				t.Fatalf("%s: exit %d %q kind %+v after %v", body, res.ExitCode, res.Output, res.ErrorKind, el)
+			}
+			// The engine is healthy afterwards.
+			if r := h.Program(t, map[string]any{"source": "async function run() { return 2 }"}); r.ExitCode != 0 {
+				t.Fatalf("after cancel: %q", r.Output)
+			}
+		}
+	})
+
 	t.Run("program_inside_program_rejected", func(t *testing.T) {
 		inner := map[string]any{"type": "script", "source": "async function run(){ return 1 }"}
 		for _, allowed := range [][]string{nil, {"program", "read"}} {
