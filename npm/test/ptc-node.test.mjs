@@ -130,3 +130,24 @@ test('red-team pack: nothing escapes, the host stays healthy, the next program i
     await s.close();
   }
 });
+
+// An abort or close() while a script spins terminates its worker: the
+// process uses (almost) no CPU afterwards.
+for (const how of ['abort', 'close']) {
+  test(`${how} during for(;;){} terminates the program worker`, async () => {
+    const s = await createSession({ workspace: { kind: 'memory', files } });
+    const ac = new AbortController();
+    const p = s.program({ source: 'async function run() { for (;;) {} }', limits: { timeoutMs: 30000 } }, { signal: ac.signal });
+    await new Promise((r) => setTimeout(r, 300));
+    if (how === 'abort') ac.abort(); else await s.close();
+    const t0 = performance.now();
+    await assert.rejects(p, { code: how === 'abort' ? 'ABORTED' : 'SESSION_CLOSED' });
+    assert.ok(performance.now() - t0 < 1000, 'settles within the grace');
+    await new Promise((r) => setTimeout(r, 300));
+    const c0 = process.cpuUsage();
+    await new Promise((r) => setTimeout(r, 500));
+    const c = process.cpuUsage(c0);
+    assert.ok((c.user + c.system) / 1000 < 250, `the worker still spins: ${(c.user + c.system) / 1000} ms CPU in 500 ms`);
+    if (how === 'abort') await s.close();
+  });
+}
