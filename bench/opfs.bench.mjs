@@ -137,6 +137,7 @@ try {
   console.log('| operation | workspace/opfs driver | raw: one handle, flush per write | raw: one handle, one flush | raw: one OPFS file per file |');
   console.log('|---|---|---|---|---|');
   console.log(`| write 2,000 (each durable before it returns) | ${g(drv.write)} | ${g(raw.oneHandleWriteFlushEach)} | ${g(raw.oneHandleWrite)} | ${g(raw.filePerPayloadWrite)} |`);
+  console.log(`| load 2,000 (PutFile: a session's initial files), one flush | ${g(drv['put-bulk'])} | – | ${g(raw.oneHandleWrite)} | – |`);
   console.log(`| read 2,000 (content cache) | ${g(drv['read-cached'])} | – | ${g(raw.oneHandleRead)} | ${g(raw.filePerPayloadRead)} |`);
   console.log(`| walk + read + search all 2,000 (grep's I/O), cached | ${g(drv['scan-all'])} | – | – | – |`);
   console.log(`| the same with the cache off (reads from the log) | ${g(drv['scan-all-uncached'])} | – | – | – |`);

@@ -47,6 +47,15 @@ type FS struct {
 	closed bool
 	buf    []byte
 	now    func() time.Time
+	// pend holds PutFile records not yet written: bulk loads (a session's
+	// initial files) go out in large writes under one flush. Records are
+	// applied to the tree at once, at their future offsets (end+len(pend)).
+	pend  []byte
+	timer *time.Timer // flushes pend shortly after the last PutFile
+	// broken is set when pending records could not be written: the tree
+	// then holds entries the log lacks, so every later call fails with it
+	// (reopening the root recovers the log's consistent state).
+	broken error
 }
 
 type node struct {
@@ -300,6 +309,9 @@ func (f *FS) rename(from, to string, mtime int64) {
 // write appends records as one write and one flush. On failure the log is
 // cut back, so the tree (unchanged) and the log agree.
 func (f *FS) write(recs ...record) (int64, error) {
+	if err := f.drain(); err != nil {
+		return 0, err
+	}
 	f.buf = f.buf[:0]
 	for i := range recs {
 		f.buf = recs[i].appendTo(f.buf)
@@ -320,9 +332,87 @@ func (f *FS) write(recs ...record) (int64, error) {
 	return at, nil
 }
 
+// drain writes the pending PutFile records (without a flush: the caller's
+// flush, or the timer's, covers them).
+func (f *FS) drain() error {
+	if len(f.pend) == 0 {
+		return nil
+	}
+	if _, err := f.f.WriteAt(f.pend, f.end); err != nil {
+		f.f.Truncate(f.end)
+		f.broken = fmt.Errorf("opfs: writing %d bytes of loaded files failed (reopen the workspace): %w", len(f.pend), err)
+		return f.broken
+	}
+	f.end += int64(len(f.pend))
+	f.pend = f.pend[:0]
+	if cap(f.pend) > 4<<20 {
+		f.pend = nil
+	}
+	return nil
+}
+
+// sync drains and flushes: pending records become durable.
+func (f *FS) sync() error {
+	if err := f.drain(); err != nil {
+		return err
+	}
+	return f.f.Flush()
+}
+
+// PutFile implements workspace.Putter for bulk loads: the record is
+// buffered with others and written in large writes; it becomes durable
+// with the next flushed change, at Close, or 50 ms after the last PutFile,
+// whichever comes first. A crash before that loses whole files, never
+// part of one (the log's records are all-or-nothing).
+func (f *FS) PutFile(ctx context.Context, name string, data []byte) error {
+	if err := f.lock(ctx); err != nil {
+		return err
+	}
+	defer f.mu.Unlock()
+	old, err := f.lookup(name)
+	switch {
+	case err == nil && old.dir:
+		return workspace.ErrIsDir
+	case err != nil && err != fs.ErrNotExist:
+		return err
+	case old == nil:
+		if err := f.checkParents(name); err != nil {
+			return err
+		}
+	}
+	r := record{op: opPut, a: name, b: data, mtime: f.now().UnixNano(), ver: versionBytes(workspace.VersionOf(data))}
+	at := f.end + int64(len(f.pend))
+	f.pend = r.appendTo(f.pend)
+	f.apply(r, at)
+	if len(f.pend) >= 1<<20 {
+		if err := f.drain(); err != nil {
+			return err
+		}
+	}
+	if f.timer == nil {
+		f.timer = time.AfterFunc(50*time.Millisecond, f.flushLater)
+	} else {
+		f.timer.Reset(50 * time.Millisecond)
+	}
+	return nil
+}
+
+func (f *FS) flushLater() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.closed && f.broken == nil {
+		f.sync()
+	}
+}
+
 // rewrite writes every live entry into generation g, ends it with a
 // checkpoint, and switches to it: compaction, and the start of a new root.
 func (f *FS) rewrite(ctx context.Context, g int) error {
+	if f.f != nil {
+		if err := f.drain(); err != nil {
+			return err
+		}
+	}
 	name := logName(g)
 	if err := f.dir.Remove(ctx, name); err != nil {
 		return err
@@ -398,7 +488,7 @@ func (f *FS) rewrite(ctx context.Context, g int) error {
 }
 
 func (f *FS) maybeCompact(ctx context.Context) {
-	if f.end > f.opts.CompactBytes && f.end > 3*f.live {
+	if end := f.end + int64(len(f.pend)); end > f.opts.CompactBytes && end > 3*f.live {
 		// A failed compaction leaves the current log in use; the next
 		// write tries again.
 		_ = f.rewrite(ctx, f.gen+1)
@@ -409,6 +499,11 @@ func (f *FS) maybeCompact(ctx context.Context) {
 func (f *FS) content(n *node) ([]byte, error) {
 	if n.isCache {
 		return n.data, nil
+	}
+	if n.off >= f.end { // still in pend
+		if err := f.drain(); err != nil {
+			return nil, err
+		}
 	}
 	b := make([]byte, n.size)
 	if n.size > 0 {
@@ -428,6 +523,11 @@ func (f *FS) lock(ctx context.Context) error {
 	if f.closed {
 		f.mu.Unlock()
 		return fs.ErrClosed
+	}
+	if f.broken != nil {
+		err := f.broken
+		f.mu.Unlock()
+		return err
 	}
 	return nil
 }
@@ -754,7 +854,7 @@ type Stats struct {
 func (f *FS) Stats() Stats {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return Stats{Generation: f.gen, LogBytes: f.end, LiveBytes: f.live, CachedBytes: f.cached, Entries: len(f.nodes) - 1}
+	return Stats{Generation: f.gen, LogBytes: f.end + int64(len(f.pend)), LiveBytes: f.live, CachedBytes: f.cached, Entries: len(f.nodes) - 1}
 }
 
 // Close flushes and closes the log and runs Options.OnClose. Later calls
@@ -766,9 +866,15 @@ func (f *FS) Close() error {
 		return nil
 	}
 	f.closed = true
+	if f.timer != nil {
+		f.timer.Stop()
+	}
 	var err error
 	if f.f != nil {
-		err = errors.Join(f.f.Flush(), f.f.Close())
+		if f.broken == nil {
+			err = f.sync()
+		}
+		err = errors.Join(err, f.f.Close())
 	}
 	f.mu.Unlock()
 	if f.opts.OnClose != nil {
@@ -782,5 +888,6 @@ var (
 	_ workspace.LineReader = (*FS)(nil)
 	_ workspace.Appender   = (*FS)(nil)
 	_ workspace.Walker     = (*FS)(nil)
+	_ workspace.Putter     = (*FS)(nil)
 	_ io.Closer            = (*FS)(nil)
 )

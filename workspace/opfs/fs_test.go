@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/a3s-lab/code-wasm/workspace"
 )
@@ -284,4 +285,43 @@ func TestOneOpenPerRoot(t *testing.T) {
 	}
 	g := open(t, d, Options{})
 	g.Close()
+}
+
+// TestPutFileBatches checks the bulk-load path: PutFile records are
+// applied at once, go out in large writes, become durable within the
+// flush delay without any other call, and replay like written files.
+func TestPutFileBatches(t *testing.T) {
+	ctx := context.Background()
+	d := NewMemDir()
+	f := open(t, d, Options{})
+	name := logName(f.Stats().Generation)
+	before := len(d.Bytes(name))
+	ws, _ := workspace.New(f)
+	for i := range 200 {
+		if err := ws.PutFile(ctx, fmt.Sprintf("src/f%03d.txt", i), []byte(fmt.Sprintf("file %d\n", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := read(t, f, "src/f123.txt"); got != "file 123\n" {
+		t.Fatalf("read before the flush: %q", got)
+	}
+	if err := ws.PutFile(ctx, "src/f000.txt/x", nil); !errors.Is(err, workspace.ErrNotDir) {
+		t.Fatalf("PutFile under a file: %v, want ErrNotDir", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(d.Bytes(name)) == before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(d.Bytes(name)) == before {
+		t.Fatal("loaded files were not written within 5 s of the last PutFile")
+	}
+	// A copy of the log as it is now (no Close) replays every loaded file.
+	cd := NewMemDir()
+	cd.SetBytes(name, d.Bytes(name))
+	g := open(t, cd, Options{})
+	if n := len(tree(t, g)); n != 201 { // 200 files + src/
+		t.Fatalf("replayed %d entries, want 201", n)
+	}
+	g.Close()
+	f.Close()
 }

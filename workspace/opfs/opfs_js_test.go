@@ -131,6 +131,21 @@ func BenchmarkOPFS2000(b *testing.B) {
 			}
 		}
 	})
+	b.Run("put-bulk", func(b *testing.B) {
+		for b.Loop() {
+			for _, p := range names {
+				if err := f.PutFile(ctx, p, body); err != nil {
+					b.Fatal(err)
+				}
+			}
+			f.mu.Lock()
+			err := f.sync()
+			f.mu.Unlock()
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("read-cached", func(b *testing.B) {
 		for b.Loop() {
 			for _, p := range names {
