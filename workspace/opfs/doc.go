@@ -7,8 +7,8 @@
 // workspace file to an OPFS file: a workspace root is one append-only log
 // (root/log-<generation>.a3s) written through one sync access handle that
 // stays open. Every change (put, remove, mkdir, rename) is one checksummed
-// record, flushed before the call returns; replaying the log rebuilds the
-// tree. A torn record at the end (a crash mid-write) fails its checksum and
+// record, flushed before the call returns (bulk loads through PutFile share
+// one flush); replaying the log rebuilds the tree. A torn record at the end (a crash mid-write) fails its checksum and
 // is dropped, so a file is always whole-old or whole-new. The tree, sizes
 // and versions live in memory, with a bounded content cache; reads and
 // greps touch OPFS only for contents the cache evicted. When dead records
