@@ -66,8 +66,8 @@ type node struct {
 	size    int64
 	off     int64 // content offset in the current log
 	recSize int64
-	ver     [16]byte
-	data    []byte // cached content, valid when isCached
+	ver     workspace.Version // rendered once, at apply
+	data    []byte            // cached content, valid when isCached
 	isCache bool
 }
 
@@ -197,7 +197,7 @@ func (f *FS) apply(r record, pos int64) {
 		if old := f.nodes[r.a]; old != nil && !old.dir {
 			f.forget(old)
 		}
-		n := &node{mod: r.mtime, size: int64(len(r.b)), off: pos + headerLen + int64(len(r.a)), recSize: r.size(), ver: r.ver}
+		n := &node{mod: r.mtime, size: int64(len(r.b)), off: pos + headerLen + int64(len(r.a)), recSize: r.size(), ver: versionString(r.ver)}
 		f.nodes[r.a] = n
 		f.live += n.recSize
 		f.cache(n, r.b)
@@ -447,7 +447,7 @@ func (f *FS) rewrite(ctx context.Context, g int) error {
 			if err != nil {
 				return fail(err)
 			}
-			r = record{op: opPut, a: p, b: data, mtime: n.mod, ver: n.ver}
+			r = record{op: opPut, a: p, b: data, mtime: n.mod, ver: versionBytes(n.ver)}
 			offs[p] = [2]int64{pos + headerLen + int64(len(p)), r.size()}
 		}
 		buf = r.appendTo(buf)
@@ -605,7 +605,7 @@ func (f *FS) ReadFile(ctx context.Context, name string) ([]byte, workspace.Versi
 	if err != nil {
 		return nil, "", err
 	}
-	return b, versionString(n.ver), nil
+	return b, n.ver, nil
 }
 
 // ReadLines implements workspace.LineReader.
@@ -639,7 +639,7 @@ func (f *FS) put(ctx context.Context, name string, data []byte, ifVersion worksp
 		if old == nil {
 			return "", &workspace.ConflictError{Path: name, Expected: ifVersion, Actual: "(missing)"}
 		}
-		if cur := versionString(old.ver); cur != ifVersion {
+		if cur := old.ver; cur != ifVersion {
 			return "", &workspace.ConflictError{Path: name, Expected: ifVersion, Actual: cur}
 		}
 	}
