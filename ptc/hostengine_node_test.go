@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -18,13 +19,33 @@ import (
 
 // nodeHost starts testdata/nodehost.mjs and returns a HostFunc speaking to
 // it: the real Node engine (npm/src/ptc-node.mjs) driven natively.
-func nodeHost(t *testing.T) ptc.HostFunc {
+func nodeHost(t *testing.T) ptc.HostFunc { return stdioHost(t, "testdata/nodehost.mjs") }
+
+// browserHost does the same with testdata/browserhost.mjs: the real
+// browser engine (npm/src/ptc-browser.mjs) in headless Chromium.
+func browserHost(t *testing.T) ptc.HostFunc {
+	t.Helper()
+	chromium := os.Getenv("CHROMIUM")
+	if chromium == "" {
+		chromium = "/usr/bin/chromium"
+	}
+	if _, err := os.Stat(chromium); err != nil {
+		t.Skip("no chromium")
+	}
+	if _, err := os.Stat("../node_modules/playwright-core"); err != nil {
+		t.Skip("no playwright-core (npm ci)")
+	}
+	return stdioHost(t, "testdata/browserhost.mjs")
+}
+
+func stdioHost(t *testing.T, script string) ptc.HostFunc {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node not found")
 	}
-	cmd := exec.Command(node, "testdata/nodehost.mjs")
+	cmd := exec.Command(node, script)
+	cmd.Stderr = os.Stderr
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -42,9 +63,12 @@ func nodeHost(t *testing.T) ptc.HostFunc {
 		next    int64
 		waiting = map[int64]chan reply{}
 	)
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	if script == "testdata/browserhost.mjs" && (!sc.Scan() || !strings.Contains(sc.Text(), `"ready"`)) {
+		t.Fatalf("%s did not start", script)
+	}
 	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 1<<20), 64<<20)
 		for sc.Scan() {
 			var r reply
 			if json.Unmarshal(sc.Bytes(), &r) != nil {
@@ -105,4 +129,12 @@ func TestHostEngineWithoutPTCKinds(t *testing.T) {
 	if res.ExitCode == 0 || res.ErrorKind == nil || res.ErrorKind.Type != "unsupported" || !strings.Contains(res.Output, "no JavaScript engine") {
 		t.Fatalf("%+v", res)
 	}
+}
+
+func TestBrowserEngineConformance(t *testing.T) {
+	enginetest.Run(t, ptc.NewHostEngine(browserHost(t)))
+}
+
+func TestBrowserEngineRedTeam(t *testing.T) {
+	enginetest.RedTeam(t, ptc.NewHostEngine(browserHost(t)), "browser", "../npm/test/ptc-redteam.fixture.mjs")
 }
