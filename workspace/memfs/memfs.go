@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/a3s-lab/code-wasm/workspace"
@@ -26,6 +27,32 @@ type node struct {
 	children map[string]struct{} // dir only: base names
 	c        *content            // file only; replaced, never mutated
 	mod      time.Time
+	// list caches the directory's entries in lexical order, so listings
+	// and walks do not sort a map each time. It is built under the read
+	// lock (racing builders store the same result) and dropped under the
+	// write lock by changed whenever an entry it holds could differ.
+	list atomic.Pointer[[]workspace.Entry]
+}
+
+// changed records that directory dir's children changed at now: its
+// modification time moves, its cached listing is dropped, and so is its
+// parent's (which holds dir's ModTime). Called under the write lock.
+func (f *FS) changed(dir string, now time.Time) {
+	n := f.nodes[dir]
+	n.mod = now
+	n.list.Store(nil)
+	if dir != "." {
+		f.nodes[path.Dir(dir)].list.Store(nil)
+	}
+}
+
+// child is the path of name in directory dir: dir and name are already
+// clean, so no path.Join.
+func child(dir, name string) string {
+	if dir == "." {
+		return name
+	}
+	return dir + "/" + name
 }
 
 // content is immutable once stored, so readers share data. Its version is
@@ -191,9 +218,8 @@ func (f *FS) writeLocked(name string, c *content, ifVersion workspace.Version) e
 	}
 	now := f.now()
 	f.nodes[name] = &node{c: c, mod: now}
-	parent := f.nodes[path.Dir(name)]
-	parent.children[path.Base(name)] = struct{}{}
-	parent.mod = now
+	f.nodes[path.Dir(name)].children[path.Base(name)] = struct{}{}
+	f.changed(path.Dir(name), now)
 	return nil
 }
 
@@ -273,9 +299,8 @@ func (f *FS) mkdirAllLocked(name string) error {
 	}
 	now := f.now()
 	f.nodes[name] = &node{dir: true, children: map[string]struct{}{}, mod: now}
-	p := f.nodes[parent]
-	p.children[path.Base(name)] = struct{}{}
-	p.mod = now
+	f.nodes[parent].children[path.Base(name)] = struct{}{}
+	f.changed(parent, now)
 	return nil
 }
 
@@ -293,10 +318,16 @@ func (f *FS) ReadDir(ctx context.Context, name string) ([]workspace.Entry, error
 	if !n.dir {
 		return nil, workspace.ErrNotDir
 	}
-	return f.listLocked(name, n), nil
+	return slices.Clone(f.listLocked(name, n)), nil
 }
 
+// listLocked returns the sorted entries of directory n (at name), from the
+// cache when it is there. The slice is shared: callers must not modify it.
+// Called under the read or the write lock.
 func (f *FS) listLocked(name string, n *node) []workspace.Entry {
+	if l := n.list.Load(); l != nil {
+		return *l
+	}
 	names := make([]string, 0, len(n.children))
 	for c := range n.children {
 		names = append(names, c)
@@ -304,9 +335,9 @@ func (f *FS) listLocked(name string, n *node) []workspace.Entry {
 	slices.Sort(names)
 	out := make([]workspace.Entry, len(names))
 	for i, c := range names {
-		p := workspace.Join(name, c)
-		out[i] = f.entry(p, f.nodes[p])
+		out[i] = f.entry(c, f.nodes[child(name, c)])
 	}
+	n.list.Store(&out)
 	return out
 }
 
@@ -324,9 +355,8 @@ func (f *FS) Remove(ctx context.Context, name string) error {
 		return err
 	}
 	f.deleteTree(name)
-	p := f.nodes[path.Dir(name)]
-	delete(p.children, path.Base(name))
-	p.mod = f.now()
+	delete(f.nodes[path.Dir(name)].children, path.Base(name))
+	f.changed(path.Dir(name), f.now())
 	return nil
 }
 
@@ -334,7 +364,7 @@ func (f *FS) deleteTree(name string) {
 	n := f.nodes[name]
 	if n.dir {
 		for c := range n.children {
-			f.deleteTree(workspace.Join(name, c))
+			f.deleteTree(child(name, c))
 		}
 	}
 	delete(f.nodes, name)
@@ -369,12 +399,10 @@ func (f *FS) Rename(ctx context.Context, from, to string) error {
 	}
 	f.moveTree(from, to)
 	now := f.now()
-	op := f.nodes[path.Dir(from)]
-	delete(op.children, path.Base(from))
-	op.mod = now
-	np := f.nodes[path.Dir(to)]
-	np.children[path.Base(to)] = struct{}{}
-	np.mod = now
+	delete(f.nodes[path.Dir(from)].children, path.Base(from))
+	f.changed(path.Dir(from), now)
+	f.nodes[path.Dir(to)].children[path.Base(to)] = struct{}{}
+	f.changed(path.Dir(to), now)
 	return nil
 }
 
@@ -418,7 +446,7 @@ func (f *FS) walk(ctx context.Context, dir string, fn workspace.WalkFunc) error 
 	}
 	f.mu.RUnlock()
 	for _, e := range es {
-		p := workspace.Join(dir, e.Name)
+		p := child(dir, e.Name)
 		err := fn(p, e)
 		if e.Kind == workspace.KindDir {
 			if errors.Is(err, fs.SkipDir) {
