@@ -1,8 +1,13 @@
 // Package hostapi is the JSON control plane between a host runtime (the JS
 // loader through wasm/main.go) and core sessions: a table of live sessions,
-// strict decoding of createSession options, method dispatch with JSON in
-// and out, and the error codes JS sees. It imports no syscall/js, so it is
-// tested natively; wasm/main.go only moves strings and Promises across.
+// strict decoding of createSession options (unknown keys and bad values are
+// refused naming the key), method dispatch with JSON in and out, the
+// governance bridge that turns JS callbacks (hooks, budget guard,
+// confirmation handler, security provider) into kernel callbacks through
+// one host dispatcher, events in their JS form with the convenience fields,
+// and the error codes JS sees. npm/src/PROTOCOL.md is its contract.
 //
-// It is not the Go API: Go users hold a *core.Session directly.
+// It imports no syscall/js, so it is tested natively; wasm/main.go only
+// moves strings and Promises across. It is not the Go API: Go users hold a
+// *core.Session directly.
 package hostapi
