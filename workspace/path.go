@@ -33,6 +33,13 @@ func Resolve(p string) (string, error) {
 	if err := checkChars(p); err != nil {
 		return "", err
 	}
+	if canonical(p) {
+		// already a fixed point: no allocation (grep resolves every file it reads)
+		if err := checkLength(p, p); err != nil {
+			return "", err
+		}
+		return p, nil
+	}
 	s := strings.ReplaceAll(p, `\`, "/")
 	if strings.HasPrefix(s, "//") {
 		return "", fmt.Errorf("%w: UNC paths are not allowed: %s", ErrInvalidPath, Display(p))
@@ -63,7 +70,109 @@ func Resolve(p string) (string, error) {
 	if hasDriveLetter(parts[0]) {
 		return "", fmt.Errorf("%w: drive letters are not allowed: %s", ErrInvalidPath, Display(p))
 	}
-	return strings.Join(parts, "/"), nil
+	r := strings.Join(parts, "/")
+	if err := checkLength(p, r); err != nil {
+		return "", err
+	}
+	return r, nil
+}
+
+// Path length limits: Resolve refuses a resolved path longer than
+// MaxPathBytes or with a component longer than MaxNameBytes (the Linux
+// PATH_MAX and NAME_MAX; see RATIONALE.md).
+const (
+	MaxPathBytes = 4096
+	MaxNameBytes = 255
+)
+
+// checkLength applies MaxPathBytes and MaxNameBytes to the resolved path r
+// of the user's path p.
+func checkLength(p, r string) error {
+	if len(r) > MaxPathBytes {
+		return fmt.Errorf("%w: path is %d bytes long; the limit is %d bytes: %s…", ErrInvalidPath, len(r), MaxPathBytes, Display(cutRunes(p, 64)))
+	}
+	seg := 0
+	for i := 0; i <= len(r); i++ {
+		if i == len(r) || r[i] == '/' {
+			if i-seg > MaxNameBytes {
+				return fmt.Errorf("%w: path component %s… is %d bytes long; the limit is %d bytes per file or directory name", ErrInvalidPath, Display(cutRunes(r[seg:i], 32)), i-seg, MaxNameBytes)
+			}
+			seg = i + 1
+		}
+	}
+	return nil
+}
+
+// cutRunes returns at most n bytes of s without splitting a UTF-8 sequence.
+func cutRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// dirSuffix returns how p, as the user wrote it, shows it can only name a
+// directory: a trailing '/' or '\', or a last component "." or "..". It
+// returns "" for a path that may name a file.
+func dirSuffix(p string) string {
+	switch {
+	case p == "":
+		return ""
+	case strings.HasSuffix(p, "/") || strings.HasSuffix(p, `\`):
+		return p[len(p)-1:]
+	}
+	i := strings.LastIndexAny(p, `/\`)
+	switch last := p[i+1:]; last {
+	case ".", "..":
+		if i < 0 {
+			return last
+		}
+		return p[i:]
+	}
+	return ""
+}
+
+// rule is a refusal by a path rule: its text as given, and errors.Is true
+// for each of its sentinel kinds.
+type rule struct {
+	msg   string
+	kinds []error
+}
+
+func (e *rule) Error() string { return e.msg }
+
+func (e *rule) Is(target error) bool {
+	for _, k := range e.kinds {
+		if target == k {
+			return true
+		}
+	}
+	return false
+}
+
+// ResolveFile is Resolve for a path that must name a file the caller is
+// about to create or change (write, append, edit, patch): besides Resolve's
+// rules, a path written as a directory ("newdir/", "a.txt/", "x/.") and the
+// root are refused. op names the caller's operation in the error, a
+// *PathError whose error is ErrInvalidPath (an invalid_argument), and for
+// the root also ErrIsDir.
+func ResolveFile(op, p string) (string, error) {
+	r, err := Resolve(p)
+	if err != nil {
+		return "", &PathError{Op: op, Path: p, Err: err}
+	}
+	if r == "." {
+		return "", &PathError{Op: op, Path: p, Err: &rule{msg: "is a directory (the workspace root), not a file", kinds: []error{ErrInvalidPath, ErrIsDir}}}
+	}
+	if suf := dirSuffix(p); suf != "" {
+		return "", &PathError{Op: op, Path: p, Err: &rule{
+			msg:   fmt.Sprintf("the path ends with '%s' so it names a directory, not a file (give the file's path without it)", suf),
+			kinds: []error{ErrInvalidPath, ErrIsDir}}}
+	}
+	return r, nil
 }
 
 // ValidatePattern checks a glob or grep path pattern: it must be relative,
@@ -125,6 +234,29 @@ func checkChars(p string) error {
 		}
 	}
 	return nil
+}
+
+// canonical reports whether p is already in the driver grammar and not
+// the root: non-empty segments separated by single '/', none "." or "..",
+// no '\', no drive letter. Resolve returns such a path unchanged.
+func canonical(p string) bool {
+	if p == "" || p[0] == '/' || p[len(p)-1] == '/' || hasDriveLetter(p) {
+		return false
+	}
+	seg := 0 // start of the current segment
+	for i := 0; i <= len(p); i++ {
+		if i < len(p) && p[i] == '\\' {
+			return false
+		}
+		if i == len(p) || p[i] == '/' {
+			switch p[seg:i] {
+			case "", ".", "..":
+				return false
+			}
+			seg = i + 1
+		}
+	}
+	return true
 }
 
 func hasDriveLetter(s string) bool {

@@ -216,7 +216,13 @@ func FuzzResolve(f *testing.F) {
 				t.Fatalf("Resolve(%q) = %q: control character", in, got)
 			}
 		}
+		if len(got) > workspace.MaxPathBytes {
+			t.Fatalf("Resolve(%q) = %d bytes: over MaxPathBytes", in, len(got))
+		}
 		for _, seg := range strings.Split(got, "/") {
+			if len(seg) > workspace.MaxNameBytes {
+				t.Fatalf("Resolve(%q): component of %d bytes, over MaxNameBytes", in, len(seg))
+			}
 			if seg == "." || seg == ".." || seg == "" {
 				t.Fatalf("Resolve(%q) = %q: component %q", in, got, seg)
 			}

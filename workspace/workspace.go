@@ -45,6 +45,37 @@ func (w *Workspace) resolve(ctx context.Context, op, p string) (string, error) {
 	return r, nil
 }
 
+// resolveFile is resolve for an operation that creates or changes a file:
+// ResolveFile's rules (no directory-shaped path, not the root) apply.
+func (w *Workspace) resolveFile(ctx context.Context, op, p string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	return ResolveFile(op, p)
+}
+
+// resolveRead is resolve for reading a file. A path written as a directory
+// ("a.txt/") that resolves to a file is ErrNotDir, as open(2) says; to a
+// directory, ErrIsDir; missing, ErrNotExist. Those fail here; a nil error
+// means the driver may read name.
+func (w *Workspace) resolveRead(ctx context.Context, op, p string) (string, error) {
+	name, err := w.resolve(ctx, op, p)
+	if err != nil || name == "." || dirSuffix(p) == "" {
+		return name, err
+	}
+	if err := w.need(op, name, w.caps.Read, "read"); err != nil {
+		return "", err
+	}
+	e, err := w.d.Stat(ctx, name)
+	switch {
+	case err != nil:
+		return "", wrap(op, p, err)
+	case e.Kind == KindDir:
+		return "", &PathError{Op: op, Path: p, Err: ErrIsDir}
+	}
+	return "", &PathError{Op: op, Path: p, Err: fmt.Errorf("%w: the path ends with '%s' but %s is a file", ErrNotDir, dirSuffix(p), Display(name))}
+}
+
 func (w *Workspace) need(op, p string, ok bool, what string) error {
 	if !ok {
 		return &PathError{Op: op, Path: p, Err: fmt.Errorf("%w: %s", ErrUnsupported, what)}
@@ -82,7 +113,7 @@ func (w *Workspace) Stat(ctx context.Context, p string) (Entry, error) {
 // ReadFile returns a file's bytes and version. The slice must not be
 // modified.
 func (w *Workspace) ReadFile(ctx context.Context, p string) ([]byte, Version, error) {
-	name, err := w.resolve(ctx, "read", p)
+	name, err := w.resolveRead(ctx, "read", p)
 	if err != nil {
 		return nil, "", err
 	}
@@ -96,7 +127,7 @@ func (w *Workspace) ReadFile(ctx context.Context, p string) ([]byte, Version, er
 // ReadLines reads limit lines from a 0-based line offset. limit <= 0 means
 // to the end. It uses the driver's LineReader when there is one.
 func (w *Workspace) ReadLines(ctx context.Context, p string, offset, limit int) (LineRange, error) {
-	name, err := w.resolve(ctx, "read", p)
+	name, err := w.resolveRead(ctx, "read", p)
 	if err != nil {
 		return LineRange{}, err
 	}
@@ -148,15 +179,12 @@ func SliceLines(data []byte, offset, limit int) LineRange {
 // WriteFile replaces (or creates) a file, creating parent directories.
 // The driver may keep data: do not modify it after the call.
 func (w *Workspace) WriteFile(ctx context.Context, p string, data []byte) (Version, error) {
-	name, err := w.resolve(ctx, "write", p)
+	name, err := w.resolveFile(ctx, "write", p)
 	if err != nil {
 		return "", err
 	}
 	if err := w.need("write", name, w.caps.Write, "write"); err != nil {
 		return "", err
-	}
-	if name == "." {
-		return "", &PathError{Op: "write", Path: name, Err: ErrIsDir}
 	}
 	v, err := w.d.WriteFile(ctx, name, data, "")
 	return v, wrap("write", name, err)
@@ -166,15 +194,12 @@ func (w *Workspace) WriteFile(ctx context.Context, p string, data []byte) (Versi
 // Putter (memfs) then hash the content only when a read or a
 // compare-and-swap first needs it. Use it to load many files at once.
 func (w *Workspace) PutFile(ctx context.Context, p string, data []byte) error {
-	name, err := w.resolve(ctx, "write", p)
+	name, err := w.resolveFile(ctx, "write", p)
 	if err != nil {
 		return err
 	}
 	if err := w.need("write", name, w.caps.Write, "write"); err != nil {
 		return err
-	}
-	if name == "." {
-		return &PathError{Op: "write", Path: name, Err: ErrIsDir}
 	}
 	if pt, ok := w.d.(Putter); ok {
 		return wrap("write", name, pt.PutFile(ctx, name, data))
@@ -187,7 +212,7 @@ func (w *Workspace) PutFile(ctx context.Context, p string, data []byte) error {
 // missing file is a conflict). An empty v is refused: use WriteFile for an
 // unconditional write. As with WriteFile, data must not be modified after.
 func (w *Workspace) WriteFileIfVersion(ctx context.Context, p string, data []byte, v Version) (Version, error) {
-	name, err := w.resolve(ctx, "write", p)
+	name, err := w.resolveFile(ctx, "write", p)
 	if err != nil {
 		return "", err
 	}
@@ -204,7 +229,7 @@ func (w *Workspace) WriteFileIfVersion(ctx context.Context, p string, data []byt
 // AppendFile adds data to the end of a file whose current version is v
 // (empty v: unconditional; a missing file is created).
 func (w *Workspace) AppendFile(ctx context.Context, p string, data []byte, v Version) (Version, error) {
-	name, err := w.resolve(ctx, "append", p)
+	name, err := w.resolveFile(ctx, "append", p)
 	if err != nil {
 		return "", err
 	}
