@@ -78,7 +78,10 @@ func TestDirectoryShapedPaths(t *testing.T) {
 			_, err := ws.WriteFileIfVersion(ctx, p, []byte("x"), workspace.VersionOf([]byte("A\n")))
 			return err
 		}},
-		{"AppendFile", func(ws *workspace.Workspace, p string) error { _, err := ws.AppendFile(ctx, p, []byte("x"), ""); return err }},
+		{"AppendFile", func(ws *workspace.Workspace, p string) error {
+			_, err := ws.AppendFile(ctx, p, []byte("x"), "")
+			return err
+		}},
 	}
 	for _, w := range writes {
 		for _, p := range []string{"newdir/", "a.txt/", `a.txt\`, "src/", "a.txt/.", "new/sub/..", "."} {
