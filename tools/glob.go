@@ -3,9 +3,12 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/a3s-lab/code-wasm/kernel"
 	"github.com/a3s-lab/code-wasm/workspace"
@@ -75,8 +78,11 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 		}
 	}
 	st, err := g.ws.Stat(ctx, root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, notFound("glob", "path", root, err)
+	}
 	if err != nil {
-		return nil, err
+		return nil, asOp("glob", err)
 	}
 	if st.Kind != workspace.KindDir {
 		return nil, kernel.InvalidArgument("glob: path %s is a file, not a directory", workspace.Display(root))
@@ -93,10 +99,8 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 		return ok
 	}
 	if rest, ok := strings.CutPrefix(pattern, "**/"); ok && !strings.ContainsAny(rest, "/\\") && rest != "**" {
-		match = func(_, base string) bool {
-			ok, _ := doublestar.Match(rest, base)
-			return ok
-		}
+		name := nameMatcher(rest)
+		match = func(_, base string) bool { return name(base) }
 	}
 	var matches []string
 	prefix := ""
@@ -118,7 +122,7 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 		}
 	}
 	if err != nil {
-		return nil, err
+		return nil, asOp("glob", err)
 	}
 	if sortBy == "path" {
 		slices.Sort(matches)
@@ -144,4 +148,44 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 	out, cut := boundOutput(b.String(), "use a smaller limit")
 	meta["output_truncated"] = cut
 	return kernel.OK(out, meta), nil
+}
+
+// nameMatcher returns a matcher of base names (no '/') equivalent to
+// doublestar.Match(pattern, name). Patterns whose only wildcard is '*'
+// between ASCII literals (`*.go`, `*_test.go`, `Makefile`, `x*y*z`), the
+// common case, are matched with prefix, suffix and substring searches
+// instead of doublestar's rune-by-rune matcher, which dominated walking a
+// large tree (see RATIONALE.md); anything else goes to doublestar.
+func nameMatcher(pattern string) func(name string) bool {
+	simple := !strings.Contains(pattern, "**")
+	for i := 0; i < len(pattern) && simple; i++ {
+		c := pattern[i]
+		simple = c < utf8.RuneSelf && c != '/' && !strings.ContainsRune("?[]{}\\,!", rune(c))
+	}
+	if !simple {
+		return func(name string) bool {
+			ok, _ := doublestar.Match(pattern, name)
+			return ok
+		}
+	}
+	parts := strings.Split(pattern, "*")
+	if len(parts) == 1 {
+		return func(name string) bool { return name == pattern && !strings.Contains(name, "/") }
+	}
+	first, last, mid := parts[0], parts[len(parts)-1], parts[1:len(parts)-1]
+	return func(name string) bool {
+		if len(name) < len(first)+len(last) || !strings.HasPrefix(name, first) || !strings.HasSuffix(name, last) ||
+			strings.Contains(name, "/") {
+			return false
+		}
+		s := name[len(first) : len(name)-len(last)]
+		for _, m := range mid {
+			i := strings.Index(s, m)
+			if i < 0 {
+				return false
+			}
+			s = s[i+len(m):]
+		}
+		return true
+	}
 }

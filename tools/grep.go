@@ -199,7 +199,24 @@ func (m *lineMatcher) index(data []byte) int {
 // without its "\n") to fn in order and returns how many lines matched. With
 // fn == nil it only counts, and no line numbers or match text are built.
 func (m *lineMatcher) scan(data []byte, fn func(idx, ls, le int)) int {
-	count := 0
+	n, _ := m.scanFile(data, fn, false)
+	return n
+}
+
+// isBinary: a NUL byte in the first 8 KiB.
+func isBinary(data []byte) bool {
+	return bytes.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0
+}
+
+// scanFile is scan, but with skipBinary a binary file reports no match
+// and binary == true. With a required literal the binary check is made at
+// the literal's first occurrence, not up front: a file without it has no
+// match either way, and most files of a search have none, so they are never
+// sniffed.
+func (m *lineMatcher) scanFile(data []byte, fn func(idx, ls, le int), skipBinary bool) (count int, binary bool) {
+	if skipBinary && m.lit == nil && isBinary(data) {
+		return 0, true
+	}
 	lineNo, numbered := 0, 0 // line index of byte offset `numbered`
 	hit := func(ls, le int) {
 		count++
@@ -216,6 +233,12 @@ func (m *lineMatcher) scan(data []byte, fn func(idx, ls, le int)) int {
 			if i < 0 {
 				break
 			}
+			if skipBinary {
+				if isBinary(data) {
+					return 0, true
+				}
+				skipBinary = false
+			}
 			at := pos + i
 			ls := pos + bytes.LastIndexByte(data[pos:at], '\n') + 1
 			le := len(data)
@@ -227,7 +250,7 @@ func (m *lineMatcher) scan(data []byte, fn func(idx, ls, le int)) int {
 			}
 			pos = le + 1
 		}
-		return count
+		return count, false
 	}
 	for ls := 0; ls < len(data); {
 		le := len(data)
@@ -239,7 +262,7 @@ func (m *lineMatcher) scan(data []byte, fn func(idx, ls, le int)) int {
 		}
 		ls = le + 1
 	}
-	return count
+	return count, false
 }
 
 // span is one line of a file: its 0-based index and byte range without
@@ -375,8 +398,11 @@ func (g *Grep) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 // files lists the regular files to search under root, in walk order.
 func (g *Grep) files(ctx context.Context, root, glob string) ([]string, error) {
 	st, err := g.ws.Stat(ctx, root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, notFound("grep", "path", root, err)
+	}
 	if err != nil {
-		return nil, err
+		return nil, asOp("grep", err)
 	}
 	if st.Kind != workspace.KindDir {
 		if glob == "" || globMatch(glob, path.Base(root), path.Base(root)) {
@@ -385,11 +411,19 @@ func (g *Grep) files(ctx context.Context, root, glob string) ([]string, error) {
 		return nil, nil
 	}
 	var out []string
+	var name func(string) bool // a glob without '/' matches the base name
+	if glob != "" && !strings.Contains(glob, "/") {
+		name = nameMatcher(glob)
+	}
 	err = g.ws.Walk(ctx, root, func(p string, e workspace.Entry) error {
 		if e.Kind == workspace.KindDir {
 			return nil
 		}
-		if glob != "" {
+		if name != nil {
+			if !name(e.Name) {
+				return nil
+			}
+		} else if glob != "" {
 			rel := p
 			if root != "." {
 				rel = strings.TrimPrefix(p, root+"/")
@@ -427,15 +461,11 @@ func (g *Grep) scanAll(ctx context.Context, paths []string, m *lineMatcher, cont
 			}
 			return
 		}
-		if bytes.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0 {
-			r.skipped = true
-			return
-		}
 		if !content {
-			r.count = m.scan(data, nil)
+			r.count, r.skipped = m.scanFile(data, nil, true)
 			return
 		}
-		r.count = m.scan(data, func(idx, ls, le int) { r.spans = append(r.spans, span{idx, ls, le}) })
+		r.count, r.skipped = m.scanFile(data, func(idx, ls, le int) { r.spans = append(r.spans, span{idx, ls, le}) }, true)
 		if r.count > 0 {
 			r.data = data
 		}
