@@ -28,6 +28,9 @@ type Options struct {
 	// ProgramEngine runs `program` scripts; nil means the host default
 	// (core/program.go).
 	ProgramEngine ptc.Engine
+	// NoProgram leaves the program tool out, for a host with no script
+	// engine (Cloudflare Workers): it is not listed rather than failing.
+	NoProgram bool
 }
 
 // Session is the portable type users hold: a workspace, its tool surface,
@@ -60,8 +63,10 @@ func New(opts Options) (*Session, error) {
 	if err := reg.RegisterBuiltin(tools.NewBatch()); err != nil {
 		return nil, err
 	}
-	if err := registerProgram(reg, ws, opts.ProgramEngine); err != nil {
-		return nil, err
+	if !opts.NoProgram {
+		if err := registerProgram(reg, ws, opts.ProgramEngine); err != nil {
+			return nil, err
+		}
 	}
 	for _, t := range opts.Tools {
 		if err := reg.RegisterDynamic(t); err != nil {

@@ -10,6 +10,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
 	"syscall/js"
 
 	"github.com/a3s-lab/code-wasm/internal/hostapi"
@@ -50,15 +53,22 @@ func main() {
 		return 0
 	}
 
-	// createSession(optionsJSON, host?) -> Promise<handle>
+	// createSession(optionsJSON, host?, hostKindsJSON?) -> Promise<handle>
 	api.Set("createSession", jsbridge.Func(func(this js.Value, args []js.Value) any {
 		raw := str(args, 0)
 		var host hostapi.Host
 		if len(args) > 1 && args[1].Type() == js.TypeFunction {
 			host = jsbridge.Caller(args[1])
 		}
-		return jsbridge.Promise(func() (any, error) {
-			id, err := sessions.Create(context.Background(), []byte(raw), host, drivers())
+		env := hostapi.Env{Drivers: drivers()}
+		if k := str(args, 2); k != "" {
+			if err := json.Unmarshal([]byte(k), &env.HostKinds); err != nil || env.HostKinds == nil {
+				env.HostKinds = nil // malformed: not stated
+			}
+		}
+		return jsbridge.Promise(func() (v any, err error) {
+			defer guard(&err)
+			id, err := sessions.Create(context.Background(), []byte(raw), host, env)
 			if err != nil {
 				return nil, coded(err)
 			}
@@ -68,7 +78,10 @@ func main() {
 
 	// callSync(handle, method, argsJSON?) -> JSON string, or {error, code}
 	api.Set("callSync", jsbridge.Func(func(this js.Value, args []js.Value) any {
-		v, err := sessions.CallSync(handle(args), str(args, 1), []byte(str(args, 2)))
+		v, err := func() (v any, err error) {
+			defer guard(&err)
+			return sessions.CallSync(handle(args), str(args, 1), []byte(str(args, 2)))
+		}()
 		if err != nil {
 			code := "INTERNAL"
 			var he *hostapi.Error
@@ -95,9 +108,10 @@ func main() {
 		if err != nil {
 			return jsbridge.Promise(func() (any, error) { return nil, err })
 		}
-		return jsbridge.Promise(func() (any, error) {
+		return jsbridge.Promise(func() (v any, err error) {
 			defer stop()
-			v, err := sessions.Call(ctx, id, method, []byte(raw))
+			defer guard(&err)
+			v, err = sessions.Call(ctx, id, method, []byte(raw))
 			if err != nil {
 				return nil, coded(err)
 			}
@@ -136,4 +150,13 @@ func main() {
 		js.Global().Set("__a3sCodeWasmApi", api)
 	}
 	select {}
+}
+
+// guard turns a panic into a PANIC error with a short message; the stack
+// trace goes to the console (stderr), never into the error a user reads.
+func guard(err *error) {
+	if r := recover(); r != nil {
+		fmt.Fprintf(os.Stderr, "code-wasm: internal panic: %v\n%s", r, debug.Stack())
+		*err = &jsbridge.CodedError{Code: hostapi.CodePanic, Err: fmt.Errorf("internal error (a Go panic: %v); the stack trace is in the console", r)}
+	}
 }

@@ -12,7 +12,7 @@ import (
 func BenchmarkCall(b *testing.B) {
 	ctx := context.Background()
 	s := NewSessions()
-	id, err := s.Create(ctx, []byte(`{"workspace":{"kind":"memory","files":{"a.txt":"hello\n"}}}`), nil, nil)
+	id, err := s.Create(ctx, []byte(`{"workspace":{"kind":"memory","files":{"a.txt":"hello\n"}}}`), nil, Env{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -25,6 +25,12 @@ const (
 	CodeUnknownSession    = "UNKNOWN_SESSION"
 	CodeAborted           = "ABORTED"
 	CodeToolFailed        = "TOOL_FAILED"
+	// CodeWorkspaceBusy: the workspace is held by another session that
+	// may not share it (an OPFS root open in another tab or worker).
+	CodeWorkspaceBusy = "WORKSPACE_BUSY"
+	// CodePanic: a Go panic, reported with a short message (the stack
+	// goes to the console, never into the error).
+	CodePanic = "PANIC"
 )
 
 // Error is an error with a code for JS. Detail, when set, is JSON the JS
@@ -47,8 +53,35 @@ func errf(code, format string, args ...any) *Error {
 // session has no JS callbacks.
 type Host func(ctx context.Context, kind string, payload []byte) ([]byte, error)
 
-// Drivers maps workspace kinds beyond memory to their constructors.
+// Drivers maps workspace kinds beyond memory to their constructors. A
+// constructor may return an *Error to choose the code (WORKSPACE_BUSY);
+// other errors become INVALID_OPTIONS.
 type Drivers map[string]func(WorkspaceOptions) (workspace.Driver, error)
+
+// Env is what the host offers sessions besides their options.
+type Env struct {
+	// Drivers serve workspace kinds other than memory.
+	Drivers Drivers
+	// HostKinds are the dispatcher kinds the host answers beyond the
+	// governance ones (hook, budget, confirm, security), e.g. "ptc.start".
+	// nil means not stated: every kind is assumed. A host that states its
+	// kinds without the PTC ones has no script engine, and its sessions
+	// list no program tool.
+	HostKinds []string
+}
+
+// hasScriptEngine reports whether the host runs program scripts.
+func (env Env) hasScriptEngine() bool {
+	if env.HostKinds == nil {
+		return true
+	}
+	for _, k := range env.HostKinds {
+		if k == "ptc.start" {
+			return true
+		}
+	}
+	return false
+}
 
 // Sessions is the table of live sessions of one wasm instance.
 type Sessions struct {
@@ -71,12 +104,12 @@ type entry struct {
 func NewSessions() *Sessions { return &Sessions{m: map[int]*entry{}} }
 
 // Create builds a session from JSON options and returns its handle. host
-// answers the JS callbacks the options name; drivers serve workspace kinds
-// other than memory.
-func (t *Sessions) Create(ctx context.Context, raw []byte, host Host, drivers Drivers) (int, error) {
+// answers the JS callbacks the options name; env says what else the host
+// offers (workspace drivers, a script engine).
+func (t *Sessions) Create(ctx context.Context, raw []byte, host Host, env Env) (int, error) {
 	var o Options
 	if len(raw) > 0 {
-		if err := decodeStrict("createSession: options", raw, &o); err != nil {
+		if err := decodeStrict("createSession", "options", raw, &o); err != nil {
 			return 0, &Error{Code: CodeInvalidOptions, Msg: err.Error()}
 		}
 	}
@@ -86,7 +119,7 @@ func (t *Sessions) Create(ctx context.Context, raw []byte, host Host, drivers Dr
 	if host == nil && o.needsHost() {
 		return 0, errf(CodeInvalidOptions, "createSession: options name JS functions but no host dispatcher was given")
 	}
-	ws, err := buildWorkspace(ctx, o.Workspace, drivers)
+	ws, err := buildWorkspace(ctx, o.Workspace, env.Drivers)
 	if err != nil {
 		return 0, err
 	}
@@ -94,6 +127,9 @@ func (t *Sessions) Create(ctx context.Context, raw []byte, host Host, drivers Dr
 	// The program tool runs on the host's JS engine through the PTC kinds of
 	// the dispatcher (PROTOCOL.md "PTC"); no host, no engine.
 	opts := core.Options{Workspace: ws, Governance: gov.kernel(), ProgramEngine: ptc.NewHostEngine(ptc.HostFunc(host))}
+	// A host without a script engine (Cloudflare Workers) lists no program
+	// tool rather than one that always fails: the surface is what works.
+	opts.NoProgram = !env.hasScriptEngine()
 	s, err := core.New(opts)
 	if err != nil {
 		closeDriver(ws)
@@ -113,6 +149,9 @@ func buildWorkspace(ctx context.Context, wo *WorkspaceOptions, drivers Drivers) 
 	if wo != nil {
 		w = *wo
 	}
+	if err := checkFiles(w.Files); err != nil {
+		return nil, err
+	}
 	var d workspace.Driver
 	switch w.Kind {
 	case "memory":
@@ -129,6 +168,10 @@ func buildWorkspace(ctx context.Context, wo *WorkspaceOptions, drivers Drivers) 
 		}
 		var err error
 		if d, err = mk(w); err != nil {
+			var he *Error
+			if errors.As(err, &he) {
+				return nil, he
+			}
 			return nil, errf(CodeInvalidOptions, "createSession: options.workspace: %v", err)
 		}
 	}
@@ -148,6 +191,29 @@ func buildWorkspace(ctx context.Context, wo *WorkspaceOptions, drivers Drivers) 
 		}
 	}
 	return ws, nil
+}
+
+// checkFiles refuses initial files whose keys do not name a file in the
+// workspace, or name the same file twice ("a.txt", "./a.txt",
+// "d/../a.txt"): a map cannot say which content was meant.
+func checkFiles(files map[string]string) error {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	seen := make(map[string]string, len(names))
+	for _, n := range names {
+		r, err := workspace.ResolveFile("write", n)
+		if err != nil {
+			return errf(CodeInvalidOptions, "createSession: options.workspace.files[%q] is not a file path in the workspace: %v", n, err)
+		}
+		if prev, dup := seen[r]; dup {
+			return errf(CodeInvalidOptions, "createSession: options.workspace.files[%q] and [%q] both name the file %s; give each file once", prev, n, r)
+		}
+		seen[r] = n
+	}
+	return nil
 }
 
 func kinds(drivers Drivers) string {
@@ -255,8 +321,20 @@ func decodeArgs(method string, raw []byte, v any) error {
 	if len(raw) == 0 {
 		raw = []byte("{}")
 	}
-	if err := decodeStrict(method+": arguments", raw, v); err != nil {
+	if err := decodeStrict(method, "", raw, v); err != nil {
 		return &Error{Code: CodeInvalidCall, Msg: err.Error()}
+	}
+	return nil
+}
+
+// required checks a typed helper's string arguments, given as name/value
+// pairs: a missing one is refused by name, never read as "" (a writeFile
+// without content must not truncate the file).
+func required(method string, pairs ...any) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if p, _ := pairs[i+1].(*string); p == nil {
+			return errf(CodeInvalidCall, "%s: %s is required (a string)", method, pairs[i])
+		}
 	}
 	return nil
 }
@@ -306,46 +384,58 @@ func (t *Sessions) Call(ctx context.Context, id int, method string, raw []byte) 
 		return e.result(ctx, method, res, err)
 	case "readFile":
 		var a struct {
-			Path   string `json:"path"`
-			Offset int    `json:"offset"`
-			Limit  int    `json:"limit"`
+			Path   *string `json:"path"`
+			Offset int     `json:"offset"`
+			Limit  int     `json:"limit"`
 		}
 		if err := decodeArgs(method, raw, &a); err != nil {
 			return nil, err
 		}
-		out, err := e.s.ReadFile(ctx, a.Path, core.ReadOptions{Offset: a.Offset, Limit: a.Limit})
+		if err := required(method, "path", a.Path); err != nil {
+			return nil, err
+		}
+		out, err := e.s.ReadFile(ctx, *a.Path, core.ReadOptions{Offset: a.Offset, Limit: a.Limit})
 		return e.typed(ctx, method, out, err)
 	case "writeFile":
 		var a struct {
-			Path    string `json:"path"`
-			Content string `json:"content"`
+			Path    *string `json:"path"`
+			Content *string `json:"content"`
 		}
 		if err := decodeArgs(method, raw, &a); err != nil {
 			return nil, err
 		}
-		res, err := e.s.WriteFile(ctx, a.Path, a.Content)
+		if err := required(method, "path", a.Path, "content", a.Content); err != nil {
+			return nil, err
+		}
+		res, err := e.s.WriteFile(ctx, *a.Path, *a.Content)
 		return e.result(ctx, method, res, err)
 	case "editFile":
 		var a struct {
-			Path       string `json:"path"`
-			OldString  string `json:"oldString"`
-			NewString  string `json:"newString"`
-			ReplaceAll bool   `json:"replaceAll"`
+			Path       *string `json:"path"`
+			OldString  *string `json:"oldString"`
+			NewString  *string `json:"newString"`
+			ReplaceAll bool    `json:"replaceAll"`
 		}
 		if err := decodeArgs(method, raw, &a); err != nil {
 			return nil, err
 		}
-		res, err := e.s.EditFile(ctx, a.Path, a.OldString, a.NewString, a.ReplaceAll)
+		if err := required(method, "path", a.Path, "oldString", a.OldString, "newString", a.NewString); err != nil {
+			return nil, err
+		}
+		res, err := e.s.EditFile(ctx, *a.Path, *a.OldString, *a.NewString, a.ReplaceAll)
 		return e.result(ctx, method, res, err)
 	case "patchFile":
 		var a struct {
-			Path string `json:"path"`
-			Diff string `json:"diff"`
+			Path *string `json:"path"`
+			Diff *string `json:"diff"`
 		}
 		if err := decodeArgs(method, raw, &a); err != nil {
 			return nil, err
 		}
-		res, err := e.s.PatchFile(ctx, a.Path, a.Diff)
+		if err := required(method, "path", a.Path, "diff", a.Diff); err != nil {
+			return nil, err
+		}
+		res, err := e.s.PatchFile(ctx, *a.Path, *a.Diff)
 		return e.result(ctx, method, res, err)
 	case "ls":
 		var a struct {
@@ -358,24 +448,30 @@ func (t *Sessions) Call(ctx context.Context, id int, method string, raw []byte) 
 		return e.result(ctx, method, res, err)
 	case "glob":
 		var a struct {
-			Pattern string `json:"pattern"`
+			Pattern *string `json:"pattern"`
 		}
 		if err := decodeArgs(method, raw, &a); err != nil {
 			return nil, err
 		}
-		paths, err := e.s.Glob(ctx, a.Pattern)
+		if err := required(method, "pattern", a.Pattern); err != nil {
+			return nil, err
+		}
+		paths, err := e.s.Glob(ctx, *a.Pattern)
 		if paths == nil && err == nil {
 			paths = []string{}
 		}
 		return e.typed(ctx, method, paths, err)
 	case "grep":
 		var a struct {
-			Pattern string `json:"pattern"`
+			Pattern *string `json:"pattern"`
 		}
 		if err := decodeArgs(method, raw, &a); err != nil {
 			return nil, err
 		}
-		out, err := e.s.Grep(ctx, a.Pattern)
+		if err := required(method, "pattern", a.Pattern); err != nil {
+			return nil, err
+		}
+		out, err := e.s.Grep(ctx, *a.Pattern)
 		return e.typed(ctx, method, out, err)
 	case "confirmToolUse":
 		var a struct {

@@ -44,7 +44,7 @@ func (h *hostFunc) host(ctx context.Context, kind string, payload []byte) ([]byt
 
 func create(t *testing.T, s *Sessions, opts string, host Host) int {
 	t.Helper()
-	id, err := s.Create(context.Background(), []byte(opts), host, nil)
+	id, err := s.Create(context.Background(), []byte(opts), host, Env{})
 	noErr(t, err)
 	return id
 }
@@ -61,9 +61,17 @@ func TestCreateRejectsBadOptionsNamingTheKey(t *testing.T) {
 	cases := []struct {
 		name, opts, want string
 	}{
-		{"unknown top-level key", `{"wrkspace":{}}`, `unknown key "wrkspace"`},
-		{"unknown workspace key", `{"workspace":{"kind":"memory","fles":{}}}`, `unknown key "fles"`},
-		{"wrong type", `{"toolTimeoutMs":"5s"}`, `"toolTimeoutMs" must be a number, got string`},
+		{"unknown top-level key", `{"wrkspace":{}}`, `unknown key options.wrkspace (known: workspace,`},
+		{"unknown workspace key", `{"workspace":{"kind":"memory","fles":{}}}`, `unknown key options.workspace.fles (known: kind, files, root)`},
+		{"wrong type", `{"toolTimeoutMs":"5s"}`, `options.toolTimeoutMs must be a non-negative integer, got a string`},
+		{"fractional timeout", `{"toolTimeoutMs":1.5}`, `options.toolTimeoutMs must be a non-negative integer, got 1.5`},
+		{"file content not a string", `{"workspace":{"kind":"memory","files":{"a.txt":5}}}`, `options.workspace.files["a.txt"] must be a string, got 5`},
+		{"deep wrong type", `{"hooks":[{"id":"a","event":"pre_tool_use"},{"id":"b","event":"pre_tool_use","config":{"timeoutMs":"1"}}]}`, `options.hooks[1].config.timeoutMs must be a non-negative integer, got a string`},
+		{"same file twice", `{"workspace":{"kind":"memory","files":{"a.txt":"1","./a.txt":"2"}}}`, `files["./a.txt"] and ["a.txt"] both name the file a.txt`},
+		{"same file via ..", `{"workspace":{"kind":"memory","files":{"d/../a.txt":"1","a.txt":"2"}}}`, `files["a.txt"] and ["d/../a.txt"] both name the file a.txt`},
+		{"absolute file", `{"workspace":{"kind":"memory","files":{"/etc/passwd":"x"}}}`, `workspace.files["/etc/passwd"] is not a file path in the workspace`},
+		{"root as file", `{"workspace":{"kind":"memory","files":{"":"x"}}}`, `workspace.files[""] is not a file path in the workspace`},
+		{"directory-shaped file", `{"workspace":{"kind":"memory","files":{"d/":"x"}}}`, `workspace.files["d/"] is not a file path`},
 		{"negative timeout", `{"toolTimeoutMs":-1}`, `toolTimeoutMs must be >= 0`},
 		{"absurd timeout", `{"toolTimeoutMs":100000000000}`, `toolTimeoutMs must be at most`},
 		{"unsupported kind", `{"workspace":{"kind":"s3"}}`, `workspace.kind "s3" is not supported here`},
@@ -74,12 +82,12 @@ func TestCreateRejectsBadOptionsNamingTheKey(t *testing.T) {
 		{"empty rule", `{"permissionPolicy":{"deny":[" "]}}`, `permissionPolicy.deny[0]`},
 		{"bad timeout action", `{"confirmationPolicy":{"timeoutAction":"shrug"}}`, `confirmationPolicy.timeoutAction`},
 		{"zero confirmation timeout", `{"confirmationPolicy":{"defaultTimeoutMs":0}}`, `confirmationPolicy.defaultTimeoutMs must be > 0`},
-		{"yoloLanes refused", `{"confirmationPolicy":{"yoloLanes":["x"]}}`, `unknown key "yoloLanes"`},
+		{"yoloLanes refused", `{"confirmationPolicy":{"yoloLanes":["x"]}}`, `unknown key options.confirmationPolicy.yoloLanes`},
 		{"hook without id", `{"hooks":[{"event":"pre_tool_use"}]}`, `hooks[0].id`},
 		{"hook bad event", `{"hooks":[{"id":"a","event":"on_error"}]}`, `hooks[0].event must be one of pre_tool_use, post_tool_use`},
 		{"hook twice", `{"hooks":[{"id":"a","event":"pre_tool_use"},{"id":"a","event":"post_tool_use"}]}`, `hooks[1].id "a" is used twice`},
-		{"hook matcher key", `{"hooks":[{"id":"a","event":"pre_tool_use","matcher":{"skill":"x"}}]}`, `unknown key "skill"`},
-		{"budget llm check", `{"budgetGuard":{"checkBeforeLlm":true}}`, `unknown key "checkBeforeLlm"`},
+		{"hook matcher key", `{"hooks":[{"id":"a","event":"pre_tool_use","matcher":{"skill":"x"}}]}`, `unknown key options.hooks[0].matcher.skill`},
+		{"budget llm check", `{"budgetGuard":{"checkBeforeLlm":true}}`, `unknown key options.budgetGuard.checkBeforeLlm`},
 		{"budget timeout", `{"budgetGuard":{"checkBeforeTool":true,"timeoutMs":0}}`, `budgetGuard.timeoutMs must be > 0`},
 		{"trailing data", `{} {}`, `trailing data`},
 		{"not an object", `[1]`, `must be an object`},
@@ -88,7 +96,7 @@ func TestCreateRejectsBadOptionsNamingTheKey(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := NewSessions()
-			_, err := s.Create(context.Background(), []byte(c.opts), nil, nil)
+			_, err := s.Create(context.Background(), []byte(c.opts), nil, Env{})
 			isErr(t, err)
 			equal(t, CodeInvalidOptions, codeOf(err))
 			contains(t, err.Error(), c.want)
@@ -133,7 +141,17 @@ func TestCallsAndTypedHelpers(t *testing.T) {
 	badCalls := []struct{ name, method, args, want string }{
 		{"empty tool name", "tool", `{"name":"","args":{}}`, "non-empty"},
 		{"args not object", "tool", `{"name":"read","args":[1]}`, "args must be an object"},
-		{"unknown arg key", "readFile", `{"path":"a","ofset":1}`, `unknown key "ofset"`},
+		{"unknown arg key", "readFile", `{"path":"a","ofset":1}`, `readFile: unknown key ofset (known: path, offset, limit)`},
+		{"writeFile without content", "writeFile", `{"path":"a.txt"}`, "writeFile: content is required"},
+		{"writeFile null content", "writeFile", `{"path":"a.txt","content":null}`, "writeFile: content is required"},
+		{"editFile without newString", "editFile", `{"path":"a.txt","oldString":"one"}`, "editFile: newString is required"},
+		{"editFile without oldString", "editFile", `{"path":"a.txt","newString":"x"}`, "editFile: oldString is required"},
+		{"patchFile without diff", "patchFile", `{"path":"a.txt"}`, "patchFile: diff is required"},
+		{"readFile without path", "readFile", `{}`, "readFile: path is required"},
+		{"glob without pattern", "glob", `{}`, "glob: pattern is required"},
+		{"grep without pattern", "grep", `{}`, "grep: pattern is required"},
+		{"ls path not a string", "ls", `{"path":5}`, "ls: path must be a string, got 5"},
+		{"fractional offset", "readFile", `{"path":"a.txt","offset":1.5}`, "readFile: offset must be a non-negative integer, got 1.5"},
 		{"unknown method", "frobnicate", `{}`, `unknown method "frobnicate"`},
 		{"confirm without approved", "confirmToolUse", `{"toolId":"x"}`, "approved"},
 	}
@@ -143,6 +161,41 @@ func TestCallsAndTypedHelpers(t *testing.T) {
 			isErr(t, err)
 			equal(t, CodeInvalidCall, codeOf(err))
 			contains(t, err.Error(), c.want)
+		})
+	}
+	out, err = s.Call(ctx, id, "readFile", []byte(`{"path":"a.txt"}`))
+	noErr(t, err)
+	equal(t, "     1\tone\n     2\ttwo\n", out, "refused calls leave the file as it was")
+}
+
+func TestProgramListedOnlyWithAScriptEngine(t *testing.T) {
+	cases := []struct {
+		name   string
+		env    Env
+		listed bool
+	}{
+		{"kinds not stated", Env{}, true},
+		{"ptc kinds offered", Env{HostKinds: []string{"ptc.start", "ptc.poll", "ptc.reply", "ptc.stop"}}, true},
+		{"no extra kinds (workerd)", Env{HostKinds: []string{}}, false},
+		{"other kinds only", Env{HostKinds: []string{"something.else"}}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := NewSessions()
+			id, err := s.Create(context.Background(), []byte(`{}`), nil, c.env)
+			noErr(t, err)
+			names, err := s.CallSync(id, "toolNames", nil)
+			noErr(t, err)
+			has := false
+			for _, n := range names.([]string) {
+				has = has || n == "program"
+			}
+			equal(t, c.listed, has)
+			contains(t, names, "read")
+			_, err = s.Call(context.Background(), id, "tool", []byte(`{"name":"program","args":{"type":"script","source":"async function run(){return 1}"}}`))
+			if !c.listed {
+				equal(t, CodeToolNotRegistered, codeOf(err))
+			}
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"time"
 )
@@ -100,11 +101,15 @@ const (
 func hookEvents() []string { return []string{"pre_tool_use", "post_tool_use"} }
 
 // decodeStrict decodes one JSON value refusing unknown keys. Its errors
-// name the key or field at fault, prefixed by what.
-func decodeStrict(what string, raw []byte, v any) error {
+// name the key or field at fault by its full path under root (shape.go),
+// prefixed by what: `createSession: unknown key options.workspace.bar`.
+func decodeStrict(what, root string, raw []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		if serr := shapeError(raw, reflect.TypeOf(v).Elem(), root); serr != nil {
+			return fmt.Errorf("%s: %v", what, serr)
+		}
 		return fmt.Errorf("%s: %s", what, explainJSON(err))
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {

@@ -86,11 +86,11 @@ export function startWorkerApi() {
   const api = {
     version: undefined,
     worker,
-    async createSession(optionsJSON, host) {
+    async createSession(optionsJSON, host, hostKindsJSON) {
       const id = nextId + 1; // the id request() is about to use
       if (host) hosts.set(id, host);
       try {
-        const { handle, state } = await request({ op: 'createSession', options: optionsJSON, hasHost: !!host });
+        const { handle, state } = await request({ op: 'createSession', options: optionsJSON, hasHost: !!host, hostKinds: hostKindsJSON });
         sessions.set(handle, { state: { ...state }, nsub: 0, hooks: new Set() });
         return handle;
       } catch (e) {

@@ -127,7 +127,7 @@ async function answer(id, fn, handle) {
 
 const handlers = {
   createSession: (m) => answer(m.id, async () => {
-    const handle = await api.createSession(m.options, m.hasHost ? hostFor(m.id) : undefined);
+    const handle = await api.createSession(m.options, m.hasHost ? hostFor(m.id) : undefined, m.hostKinds);
     const s = { subs: new Map(), state: {}, createId: m.id };
     sessions.set(handle, s);
     for (const k of STATE_METHODS) s.state[k] = syncJSON(handle, k);

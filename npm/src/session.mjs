@@ -12,6 +12,13 @@ export class CodeWasmError extends Error {
   }
 }
 
+// shortMessage keeps a Go stack trace out of an error message (the Go side
+// logs it to the console; this is the belt to its braces).
+function shortMessage(m) {
+  const i = m.indexOf('\ngoroutine ');
+  return i < 0 ? m : m.slice(0, i);
+}
+
 function asError(e) {
   if (e instanceof CodeWasmError) return e;
   if (e && typeof e === 'object' && typeof e.code === 'string') {
@@ -19,9 +26,9 @@ function asError(e) {
     if (typeof e.detail === 'string' && e.detail) {
       try { extra.result = JSON.parse(e.detail); } catch { /* keep the message */ }
     }
-    return new CodeWasmError(e.message, e.code, extra);
+    return new CodeWasmError(shortMessage(String(e.message)), e.code, extra);
   }
-  return new CodeWasmError(String(e && e.message ? e.message : e), 'INTERNAL');
+  return new CodeWasmError(shortMessage(String(e && e.message ? e.message : e)), 'INTERNAL');
 }
 
 const invalid = (msg) => new CodeWasmError(msg, 'INVALID_OPTIONS');
@@ -33,35 +40,53 @@ function isPlainObject(v) {
   return p === Object.prototype || p === null;
 }
 
-// toData checks that v is JSON data (what Go will see) and names the first
-// key that is not: a function, a symbol, a bigint, undefined inside an
-// array, a non-finite number, a class instance.
-function toData(v, at) {
+const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const keyPath = (at, k) => (IDENT.test(k) ? `${at}.${k}` : `${at}[${JSON.stringify(k)}]`);
+
+// toData checks that v is JSON data (what Go will see) and names the path
+// of the first value that is not: a function, a symbol, a BigInt,
+// undefined inside an array, NaN or ±Infinity, a class instance, a cycle.
+// (JSON.stringify would drop some of these silently, turn others into
+// null, and throw a bare TypeError on the rest.) undefined object values
+// are dropped, as JSON.stringify does: an absent optional key. fail makes
+// the error (INVALID_OPTIONS for options, INVALID_CALL for call args).
+function toData(v, at, fail = invalid, stack = []) {
   switch (typeof v) {
     case 'string': case 'boolean': return v;
     case 'number':
-      if (!Number.isFinite(v)) throw invalid(`${at} must be a finite number, got ${v}`);
+      if (!Number.isFinite(v)) throw fail(`${at} is ${v}, not JSON data (a finite number is)`);
       return v;
     case 'undefined': return undefined;
-    case 'object':
+    case 'bigint': throw fail(`${at} is a BigInt (${v}n), not JSON data; pass a number`);
+    case 'function': throw fail(`${at} is a function, not JSON data`);
+    case 'symbol': throw fail(`${at} is a symbol, not JSON data`);
+    case 'object': {
       if (v === null) return null;
-      if (Array.isArray(v)) {
-        return v.map((x, i) => {
-          if (x === undefined) throw invalid(`${at}[${i}] is undefined`);
-          return toData(x, `${at}[${i}]`);
-        });
-      }
-      if (!isPlainObject(v)) throw invalid(`${at} must be a plain object, got ${v.constructor?.name ?? 'an object'}`);
-      {
+      const seen = stack.findIndex((x) => x.v === v);
+      if (seen >= 0) throw fail(`${at} refers back to ${stack[seen].at} (a cycle), not JSON data`);
+      stack.push({ v, at });
+      try {
+        if (Array.isArray(v)) {
+          const out = new Array(v.length);
+          for (let i = 0; i < v.length; i++) {
+            if (v[i] === undefined) throw fail(`${at}[${i}] is undefined; an array in JSON cannot hold undefined (use null)`);
+            out[i] = toData(v[i], `${at}[${i}]`, fail, stack);
+          }
+          return out;
+        }
+        if (!isPlainObject(v)) throw fail(`${at} must be a plain object, got ${v.constructor?.name ?? 'an object'}`);
         const out = {};
-        for (const [k, x] of Object.entries(v)) {
-          const d = toData(x, `${at}.${k}`);
+        for (const k of Object.keys(v)) {
+          const d = toData(v[k], keyPath(at, k), fail, stack);
           if (d !== undefined) out[k] = d;
         }
         return out;
+      } finally {
+        stack.pop();
       }
+    }
     default:
-      throw invalid(`${at} must be JSON data, got a ${typeof v}`);
+      throw fail(`${at} is a ${typeof v}, not JSON data`);
   }
 }
 
@@ -71,26 +96,44 @@ function fnOrAbsent(v, at) {
   return v;
 }
 
+// fnRequired is for a function an object exists to carry: {} is a mistake
+// (a guard that guards nothing), not a way to say "none".
+function fnRequired(v, at, why) {
+  if (v === undefined || v === null) throw invalid(`${at} must be a function (${why}), got ${v}`);
+  return fnOrAbsent(v, at);
+}
+
 const OPTION_KEYS = new Set([
   'workspace', 'toolTimeoutMs', 'permissionPolicy', 'confirmationPolicy',
   'confirmationHandler', 'hooks', 'budgetGuard', 'securityProvider',
 ]);
 
+const HOOK_EVENTS = ['pre_tool_use', 'post_tool_use'];
+
 // splitHook validates one hook's shape and returns [wire, handler].
 function splitHook(h, at) {
   if (!isPlainObject(h)) throw invalid(`${at} must be an object {id, event, matcher?, config?, handler?}`);
   const { handler, ...rest } = h;
-  const fn = fnOrAbsent(handler, `${at}.handler`);
   const wire = toData(rest, at);
   if (typeof wire.id !== 'string' || wire.id === '') throw invalid(`${at}.id must be a non-empty string`);
+  if (!HOOK_EVENTS.includes(wire.event)) throw invalid(`${at}.event must be one of ${HOOK_EVENTS.join(', ')}, got ${JSON.stringify(wire.event)}`);
+  const fn = fnRequired(handler, `${at}.handler`, 'the hook runs it when it matches');
   wire.handler = !!fn;
   return [wire, fn];
 }
 
+const LLM_BUDGET_KEYS = new Set(['checkBeforeLlm', 'recordAfterLlm']);
+
 function splitBudget(g, at) {
   if (!isPlainObject(g)) throw invalid(`${at} must be an object {checkBeforeTool, timeoutMs?}`);
   const { checkBeforeTool, ...rest } = g;
-  const fn = fnOrAbsent(checkBeforeTool, `${at}.checkBeforeTool`);
+  for (const k of Object.keys(rest)) {
+    if (LLM_BUDGET_KEYS.has(k)) {
+      throw invalid(`${at}.${k} is not supported here: the tool layer makes no LLM calls to guard (upstream's agent loop does); give checkBeforeTool only`);
+    }
+    if (k !== 'timeoutMs') throw invalid(`${at}: unknown key "${k}" (known: checkBeforeTool, timeoutMs)`);
+  }
+  const fn = fnRequired(checkBeforeTool, `${at}.checkBeforeTool`, 'the guard is asked before every side effect');
   const wire = toData(rest, at);
   wire.checkBeforeTool = !!fn;
   return [wire, fn];
@@ -127,7 +170,7 @@ function splitOptions(options) {
     if (!isPlainObject(securityProvider)) throw invalid('createSession: options.securityProvider must be an object {sanitizeOutput}');
     const { sanitizeOutput, ...rest } = securityProvider;
     for (const k of Object.keys(rest)) throw invalid(`createSession: options.securityProvider: unknown key "${k}" (known: sanitizeOutput)`);
-    fns.sanitize = fnOrAbsent(sanitizeOutput, 'createSession: options.securityProvider.sanitizeOutput');
+    fns.sanitize = fnRequired(sanitizeOutput, 'createSession: options.securityProvider.sanitizeOutput', 'the provider cleans every output with it');
     wire.securityProvider = { sanitizeOutput: !!fns.sanitize };
   }
   return { wire, fns };
@@ -175,17 +218,40 @@ const finalizer = typeof FinalizationRegistry === 'function'
   : null;
 
 export function makeCreateSession(getApi, { hostKinds = {} } = {}) {
+  // Go lists only the tools this host can run: no ptc.* kinds, no program.
+  const kinds = JSON.stringify(Object.keys(hostKinds));
   return async function createSession(options = {}) {
     const { wire, fns } = splitOptions(options);
     const api = await getApi();
     let id;
     try {
-      id = await api.createSession(JSON.stringify(wire), makeHost(fns, hostKinds));
+      id = await api.createSession(JSON.stringify(wire), makeHost(fns, hostKinds), kinds);
     } catch (e) {
       throw asError(e);
     }
     return new Session(api, id, fns);
   };
+}
+
+// checkOpts checks a call's options object: only the keys the method
+// takes (a misspelt {sginal} or {ofset} must not pass as "no option").
+function checkOpts(opts, what, keys = CALL_KEYS) {
+  if (opts === undefined || opts === null) return;
+  if (typeof opts !== 'object' || Array.isArray(opts)) throw badCall(`${what}: options must be an object`);
+  for (const k of Object.keys(opts)) {
+    if (!keys.includes(k)) throw badCall(`${what}: unknown option "${k}" (known: ${keys.join(', ')})`);
+  }
+}
+const CALL_KEYS = ['signal'];
+
+// str checks a helper's string argument: a missing or non-string one is
+// refused by name, never sent as "" (writeFile(path) must not truncate).
+function str(v, name, what) {
+  if (typeof v !== 'string') {
+    const got = v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v;
+    throw badCall(`${what}: ${name} must be a string, got ${got}`);
+  }
+  return v;
 }
 
 function checkSignal(opts, what) {
@@ -225,7 +291,8 @@ export class Session {
 
   // #call crosses once. An aborted signal rejects at once with ABORTED and
   // cancels the Go side, which stops the tool through its context.
-  async #call(method, args, opts) {
+  async #call(method, args, opts, keys = CALL_KEYS) {
+    checkOpts(opts, method, keys);
     const signal = checkSignal(opts, method);
     if (this.#closed) throw new CodeWasmError(`${method}: session is closed`, 'SESSION_CLOSED');
     if (signal?.aborted) throw abortError(method);
@@ -252,32 +319,44 @@ export class Session {
   activeTools() { return this.#sync('activeTools'); }
   isClosed() { return this.#closed; }
 
-  // Direct calls.
-  tool(name, args = {}, opts) {
-    if (typeof name !== 'string' || name === '') return Promise.reject(badCall('tool: name must be a non-empty string'));
-    return this.#call('tool', { name, args }, opts);
+  // Direct calls. Argument errors reject (never throw synchronously).
+  #direct(method, name, args, opts) {
+    if (typeof name !== 'string' || name === '') throw badCall(`${method}: name must be a non-empty string`);
+    if (args === undefined || args === null) args = {};
+    if (!isPlainObject(args)) throw badCall(`${method}: args must be an object, got ${Array.isArray(args) ? 'an array' : typeof args}`);
+    return this.#call(method, { name, args: toData(args, 'args', (m) => badCall(`${method}: ${m}`)) }, opts);
   }
-  governedTool(name, args = {}, opts) {
-    if (typeof name !== 'string' || name === '') return Promise.reject(badCall('governedTool: name must be a non-empty string'));
-    return this.#call('governedTool', { name, args }, opts);
-  }
-  readFile(path, opts = {}) {
-    const args = { path };
+  async tool(name, args, opts) { return this.#direct('tool', name, args, opts); }
+  async governedTool(name, args, opts) { return this.#direct('governedTool', name, args, opts); }
+  async readFile(path, opts) {
+    const args = { path: str(path, 'path', 'readFile') };
     if (opts?.offset !== undefined) args.offset = opts.offset;
     if (opts?.limit !== undefined) args.limit = opts.limit;
-    return this.#call('readFile', args, opts);
+    checkOpts(opts, 'readFile', ['offset', 'limit', 'signal']);
+    return this.#call('readFile', toData(args, 'readFile', badCall), opts && { signal: opts.signal });
   }
-  writeFile(path, content, opts) { return this.#call('writeFile', { path, content }, opts); }
-  editFile(path, oldString, newString, replaceAll = false, opts) {
-    return this.#call('editFile', { path, oldString, newString, replaceAll }, opts);
+  async writeFile(path, content, opts) {
+    return this.#call('writeFile', { path: str(path, 'path', 'writeFile'), content: str(content, 'content', 'writeFile') }, opts);
   }
-  patchFile(path, diff, opts) { return this.#call('patchFile', { path, diff }, opts); }
-  ls(path, opts) {
-    if (path !== null && typeof path === 'object' && opts === undefined) { opts = path; path = undefined; }
-    return this.#call('ls', path === undefined ? {} : { path }, opts);
+  async editFile(path, oldString, newString, replaceAll = false, opts) {
+    const w = 'editFile';
+    if (typeof replaceAll !== 'boolean') throw badCall(`${w}: replaceAll must be a boolean, got ${typeof replaceAll}`);
+    return this.#call(w, { path: str(path, 'path', w), oldString: str(oldString, 'oldString', w), newString: str(newString, 'newString', w), replaceAll }, opts);
   }
-  glob(pattern, opts) { return this.#call('glob', { pattern }, opts); }
-  grep(pattern, opts) { return this.#call('grep', { pattern }, opts); }
+  async patchFile(path, diff, opts) {
+    return this.#call('patchFile', { path: str(path, 'path', 'patchFile'), diff: str(diff, 'diff', 'patchFile') }, opts);
+  }
+  // ls(path?, opts?) or ls({path?, signal?}).
+  async ls(path, opts) {
+    if (path !== null && typeof path === 'object' && !Array.isArray(path) && opts === undefined) {
+      checkOpts(path, 'ls', ['path', 'signal']);
+      opts = path.signal === undefined ? undefined : { signal: path.signal };
+      path = path.path;
+    }
+    return this.#call('ls', path === undefined ? {} : { path: str(path, 'path', 'ls') }, opts);
+  }
+  async glob(pattern, opts) { return this.#call('glob', { pattern: str(pattern, 'pattern', 'glob') }, opts); }
+  async grep(pattern, opts) { return this.#call('grep', { pattern: str(pattern, 'pattern', 'grep') }, opts); }
   // program runs a PTC script: session.tool('program', {type: 'script',
   // language: 'javascript', ...}) with SDK naming (allowedTools ->
   // allowed_tools). Added by the PTC engineer (ptc/, npm/src/ptc-*.mjs).
@@ -296,9 +375,11 @@ export class Session {
 
   // Human in the loop.
   pendingConfirmations() { return this.#sync('pendingConfirmations'); }
-  confirmToolUse(toolId, approved, reason, opts) {
-    const args = { toolId, approved };
-    if (reason !== undefined) args.reason = reason;
+  async confirmToolUse(toolId, approved, reason, opts) {
+    const w = 'confirmToolUse';
+    if (typeof approved !== 'boolean') throw badCall(`${w}: approved must be a boolean, got ${typeof approved}`);
+    const args = { toolId: str(toolId, 'toolId', w), approved };
+    if (reason !== undefined) args.reason = str(reason, 'reason', w);
     return this.#call('confirmToolUse', args, opts);
   }
 

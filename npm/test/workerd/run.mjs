@@ -108,6 +108,8 @@ const worker :Workerd.Worker = (
   step(`first response: ${JSON.stringify(first).slice(0, 160)}`);
   for (const t of ['read', 'write', 'edit', 'patch', 'ls', 'glob', 'grep']) assert.ok(first.toolNames.includes(t), `${t} in ${first.toolNames}`);
   assert.ok(!first.toolNames.includes('bash') && !first.toolNames.includes('git'), String(first.toolNames));
+  // Workers have no engine for scripts, so program is not offered.
+  assert.ok(!first.toolNames.includes('program'), `program listed without an engine: ${first.toolNames}`);
   assert.equal(first.read, '     1\thello from workerd\n');
 
   // The one Go instance of the isolate serves later and concurrent requests.
@@ -120,6 +122,10 @@ const worker :Workerd.Worker = (
   });
   const hidden = await fetchJSON(`${base}/hidden`, deadline);
   assert.equal(hidden.code, 'TOOL_NOT_REGISTERED', JSON.stringify(hidden));
+  const opfs = await fetchJSON(`${base}/opfs`, deadline);
+  assert.equal(opfs.code, 'INVALID_OPTIONS', JSON.stringify(opfs));
+  assert.match(opfs.message, /the opfs workspace needs a browser \(Origin Private File System\); use kind 'memory' here/);
+  assert.doesNotMatch(opfs.message, /goroutine|panic/);
   step('workerd tier passed');
 } finally {
   if (workerd && workerd.exitCode === null) workerd.kill('SIGTERM');

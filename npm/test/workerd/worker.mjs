@@ -5,6 +5,14 @@ import { createSession } from '@a3s-lab/code-wasm';
 export default {
   async fetch(request) {
     const url = new URL(request.url);
+    if (url.pathname === '/opfs') {
+      try {
+        await createSession({ workspace: { kind: 'opfs', root: 'x' } });
+        return Response.json({ code: 'none' });
+      } catch (e) {
+        return Response.json({ code: e.code, message: e.message });
+      }
+    }
     const session = await createSession({
       workspace: { kind: 'memory', files: { 'hello.txt': 'hello from workerd\n', 'src/a.rs': 'fn a() {}\n' } },
     });

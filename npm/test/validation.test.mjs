@@ -1,0 +1,142 @@
+// Bad arguments to the typed helpers, tool args that are not JSON data,
+// governance objects without their function, nested option errors and
+// colliding initial files: each rejects with a CodeWasmError naming what
+// was wrong, and a rejected call changes nothing.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createSession, CodeWasmError } from '@a3s-lab/code-wasm';
+
+const ORIGINAL = 'important\ndata\n';
+const rejectsWith = (p, code, re) => assert.rejects(p, (e) => {
+  assert.ok(e instanceof CodeWasmError, `a CodeWasmError, got ${e?.constructor?.name}: ${e?.message}`);
+  assert.equal(e.code, code, e.message);
+  assert.match(e.message, re);
+  assert.doesNotMatch(e.message, /goroutine|\.go:\d/, 'no Go stack in a message');
+  return true;
+});
+
+const helperCases = [
+  ['writeFile without content', (s) => s.writeFile('a.txt'), /writeFile: content must be a string, got undefined/],
+  ['writeFile null content', (s) => s.writeFile('a.txt', null), /writeFile: content must be a string, got null/],
+  ['writeFile number content', (s) => s.writeFile('a.txt', 5), /writeFile: content must be a string, got number/],
+  ['writeFile without path', (s) => s.writeFile(undefined, 'x'), /writeFile: path must be a string, got undefined/],
+  ['editFile without newString', (s) => s.editFile('a.txt', 'important\n'), /editFile: newString must be a string/],
+  ['editFile without oldString', (s) => s.editFile('a.txt', undefined, 'x'), /editFile: oldString must be a string/],
+  ['editFile replaceAll not boolean', (s) => s.editFile('a.txt', 'data', 'x', 'yes'), /editFile: replaceAll must be a boolean/],
+  ['patchFile without diff', (s) => s.patchFile('a.txt'), /patchFile: diff must be a string/],
+  ['readFile without path', (s) => s.readFile(), /readFile: path must be a string, got undefined/],
+  ['readFile path object', (s) => s.readFile({ path: 'a.txt' }), /readFile: path must be a string, got object/],
+  ['readFile fractional offset', (s) => s.readFile('a.txt', { offset: 1.5 }), /readFile: offset must be a non-negative integer, got 1\.5/],
+  ['glob without pattern', (s) => s.glob(), /glob: pattern must be a string/],
+  ['grep without pattern', (s) => s.grep(), /grep: pattern must be a string/],
+  ['ls number path', (s) => s.ls(5), /ls: path must be a string, got number/],
+  ['readFile misspelt option', (s) => s.readFile('a.txt', { ofset: 1 }), /readFile: unknown option "ofset" \(known: offset, limit, signal\)/],
+  ['tool misspelt option', (s) => s.tool('ls', {}, { sginal: new AbortController().signal }), /tool: unknown option "sginal" \(known: signal\)/],
+  ['writeFile misspelt option', (s) => s.writeFile('a.txt', 'x', { sginal: 1 }), /writeFile: unknown option "sginal"/],
+  ['ls object misspelt key', (s) => s.ls({ pth: 'src' }), /ls: unknown option "pth" \(known: path, signal\)/],
+  ['confirmToolUse approved not boolean', (s) => s.confirmToolUse('x', 'yes'), /confirmToolUse: approved must be a boolean/],
+];
+for (const [name, call, re] of helperCases) {
+  test(`helper arguments: ${name} → INVALID_CALL, nothing changed`, async () => {
+    const s = await createSession({ workspace: { kind: 'memory', files: { 'a.txt': ORIGINAL, 'src/x.ts': '' } } });
+    await rejectsWith(call(s), 'INVALID_CALL', re);
+    assert.equal((await s.tool('read', { file_path: 'a.txt' })).exitCode, 0);
+    assert.equal(await s.readFile('a.txt'), '     1\timportant\n     2\tdata\n');
+    assert.deepEqual((await s.glob('**')).sort(), ['a.txt', 'src/x.ts']);
+    await s.close();
+  });
+}
+
+test('ls takes a path, or an options object {path, signal}', async () => {
+  const s = await createSession({ workspace: { kind: 'memory', files: { 'a.txt': 'x', 'src/x.ts': '' } } });
+  const ac = new AbortController();
+  for (const r of [await s.ls('src'), await s.ls({ path: 'src' }), await s.ls({ path: 'src', signal: ac.signal }), await s.ls('src', { signal: ac.signal })]) {
+    assert.equal(r.exitCode, 0, r.output);
+    assert.match(r.output, /x\.ts/);
+    assert.doesNotMatch(r.output, /a\.txt/);
+  }
+  assert.match((await s.ls()).output, /a\.txt/);
+  assert.match((await s.ls({})).output, /a\.txt/);
+  await s.close();
+});
+
+const cyclic = {}; cyclic.self = cyclic;
+const notData = [
+  ['a function', { path: () => 1 }, /^tool: args\.path is a function, not JSON data/],
+  ['a symbol', { path: Symbol('x') }, /^tool: args\.path is a symbol/],
+  ['a BigInt', { limit: 10n }, /^tool: args\.limit is a BigInt \(10n\), not JSON data; pass a number/],
+  ['NaN', { limit: NaN }, /^tool: args\.limit is NaN, not JSON data/],
+  ['Infinity', { limit: -Infinity }, /^tool: args\.limit is -Infinity/],
+  ['undefined in an array', { files: [{ path: 'a' }, undefined] }, /^tool: args\.files\[1\] is undefined; an array in JSON cannot hold undefined/],
+  ['a cycle', { deep: { x: cyclic } }, /^tool: args\.deep\.x\.self refers back to args\.deep\.x \(a cycle\)/],
+  ['a nested BigInt', { files: [{ path: 'a', offset: 1n }] }, /^tool: args\.files\[0\]\.offset is a BigInt/],
+  ['a class instance', { when: new Date(0) }, /^tool: args\.when must be a plain object, got Date/],
+  ['an odd key', { 'a-b': 1n }, /^tool: args\["a-b"\] is a BigInt/],
+];
+for (const [name, args, re] of notData) {
+  test(`tool args holding ${name} → INVALID_CALL naming the path`, async () => {
+    const s = await createSession({});
+    await rejectsWith(s.tool('ls', args), 'INVALID_CALL', re);
+    await rejectsWith(s.governedTool('ls', args), 'INVALID_CALL', new RegExp(re.source.replace('^tool', '^governedTool')));
+    await s.close();
+  });
+}
+
+test('undefined object values are absent keys, as in JSON', async () => {
+  const s = await createSession({ workspace: { kind: 'memory', files: { 'a.txt': 'x\n' } } });
+  const r = await s.tool('read', { file_path: 'a.txt', offset: undefined });
+  assert.equal(r.exitCode, 0, r.output);
+  await s.close();
+});
+
+test('an opfs workspace outside a browser is INVALID_OPTIONS with the reason, never a panic', async () => {
+  await rejectsWith(createSession({ workspace: { kind: 'opfs', root: 'x' } }), 'INVALID_OPTIONS',
+    /the opfs workspace needs a browser \(Origin Private File System\); use kind 'memory' here/);
+});
+
+const governanceCases = [
+  ['securityProvider {}', { securityProvider: {} }, /securityProvider\.sanitizeOutput must be a function \(the provider cleans every output with it\), got undefined/],
+  ['budgetGuard {}', { budgetGuard: {} }, /budgetGuard\.checkBeforeTool must be a function/],
+  ['budgetGuard with only timeoutMs', { budgetGuard: { timeoutMs: 100 } }, /budgetGuard\.checkBeforeTool must be a function/],
+  ['hook without handler', { hooks: [{ id: 'a', event: 'pre_tool_use' }] }, /hooks\[0\]\.handler must be a function/],
+  ['budgetGuard.checkBeforeLlm', { budgetGuard: { checkBeforeTool: () => true, checkBeforeLlm: () => true } }, /budgetGuard\.checkBeforeLlm is not supported here: the tool layer makes no LLM calls/],
+  ['budgetGuard unknown key', { budgetGuard: { checkBeforeTool: () => true, timeout: 5 } }, /budgetGuard: unknown key "timeout" \(known: checkBeforeTool, timeoutMs\)/],
+  ['workspace.bar', { workspace: { kind: 'memory', bar: 1 } }, /unknown key options\.workspace\.bar \(known: kind, files, root\)/],
+  ['hooks[0].matcher.tools', { hooks: [{ id: 'a', event: 'pre_tool_use', matcher: { tools: 'write' }, handler() {} }] }, /unknown key options\.hooks\[0\]\.matcher\.tools \(known: tool, pathPattern, commandPattern\)/],
+  ['hooks[1].config.timeoutMs', { hooks: [{ id: 'a', event: 'pre_tool_use', handler() {} }, { id: 'b', event: 'pre_tool_use', config: { timeoutMs: 2.5 }, handler() {} }] }, /options\.hooks\[1\]\.config\.timeoutMs must be a non-negative integer, got 2\.5/],
+  ['workspace.files value', { workspace: { kind: 'memory', files: { 'a.txt': 5 } } }, /options\.workspace\.files\["a\.txt"\] must be a string, got 5/],
+  ['toolTimeoutMs fractional', { toolTimeoutMs: 1.5 }, /options\.toolTimeoutMs must be a non-negative integer, got 1\.5/],
+  ['permissionPolicy.deny[1]', { permissionPolicy: { deny: ['write', 7] } }, /options\.permissionPolicy\.deny\[1\] must be a string, got 7/],
+  ['files ./a.txt and a.txt', { workspace: { kind: 'memory', files: { 'a.txt': '1', './a.txt': '2' } } }, /files\["\.\/a\.txt"\] and \["a\.txt"\] both name the file a\.txt/],
+  ['files d/../a.txt and a.txt', { workspace: { kind: 'memory', files: { 'd/../a.txt': '1', 'a.txt': '2' } } }, /files\["a\.txt"\] and \["d\/\.\.\/a\.txt"\] both name the file a\.txt/],
+  ['files escaping key', { workspace: { kind: 'memory', files: { '../a.txt': '1' } } }, /workspace\.files\["\.\.\/a\.txt"\] is not a file path in the workspace: .*escapes/],
+  ['files absolute key', { workspace: { kind: 'memory', files: { '/etc/passwd': '1' } } }, /workspace\.files\["\/etc\/passwd"\] is not a file path in the workspace: .*absolute/],
+  ['files empty key', { workspace: { kind: 'memory', files: { '': '1' } } }, /workspace\.files\[""\] is not a file path in the workspace/],
+];
+for (const [name, options, re] of governanceCases) {
+  test(`createSession refuses ${name} (INVALID_OPTIONS, the full key path)`, async () => {
+    await rejectsWith(createSession(options), 'INVALID_OPTIONS', re);
+  });
+}
+
+test('run-time governance setters refuse an object without its function (INVALID_CALL)', async () => {
+  const s = await createSession({});
+  const cases = [
+    [() => s.setBudgetGuard({}), /setBudgetGuard\.checkBeforeTool must be a function/],
+    [() => s.setBudgetGuard({ checkBeforeTool: 5 }), /setBudgetGuard\.checkBeforeTool must be a function, got number/],
+    [() => s.registerHook('x', 'pre_tool_use', { tool: 'ls' }), /registerHook\.handler must be a function/],
+    [() => s.registerHook('x', 'pre_tool_use', { tool: 'ls' }, { timeoutMs: 1 }), /registerHook\.handler must be a function/],
+  ];
+  for (const [fn, re] of cases) {
+    assert.throws(fn, (e) => e instanceof CodeWasmError && e.code === 'INVALID_CALL' && re.test(e.message), String(re));
+  }
+  s.setBudgetGuard({ checkBeforeTool: () => false });
+  assert.equal((await s.writeFile('a.txt', 'x')).exitCode, 1, 'the guard installed after refusals is in force');
+  await s.close();
+});
+
+test('program is listed where the host has a script engine (Node)', async () => {
+  const s = await createSession({});
+  assert.ok(s.toolNames().includes('program'), s.toolNames().join());
+  await s.close();
+});
