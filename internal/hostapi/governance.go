@@ -81,7 +81,7 @@ func (g *governance) kernel() kernel.Governance {
 		}
 	}
 	if sp := o.SecurityProvider; sp != nil && sp.SanitizeOutput {
-		k.Security = kernel.SanitizerFunc(g.sanitize)
+		k.Security = jsSanitizer{g}
 	}
 	return k
 }
@@ -289,17 +289,67 @@ func (g *governance) sanitize(text string) string {
 	if err := g.ask(ctx, "security", map[string]any{"op": "sanitizeOutput", "text": text}, &raw); err != nil {
 		return "[output withheld: the security provider failed: " + clip(err.Error()) + "]"
 	}
+	if s, ok := sanitized(raw); ok {
+		return s
+	}
+	return "[output withheld: the security provider answered neither a string nor {text}]"
+}
+
+// jsSanitizer is the JS security provider as the kernel sees it. It
+// batches (the kernel's BatchSanitizer): the strings of one result's
+// metadata or one argument object cross to JS in one host call, under one
+// timeout, rather than one round trip (and, for a silent provider, one
+// full timeout) per string.
+type jsSanitizer struct{ g *governance }
+
+func (s jsSanitizer) Sanitize(text string) string { return s.g.sanitize(text) }
+
+// SanitizeAll asks {op: "sanitizeAll", texts} → string[] of the same
+// length; each element as for sanitizeOutput (a string or {text}). Any
+// failure withholds every text of the batch.
+func (s jsSanitizer) SanitizeAll(texts []string) []string {
+	out := make([]string, len(texts))
+	withhold := func(why string) []string {
+		for i := range out {
+			out[i] = "[output withheld: the security provider failed: " + clip(why) + "]"
+		}
+		return out
+	}
+	if len(texts) == 0 {
+		return out
+	}
+	ctx, cancel := context.WithTimeout(s.g.ctx, kernel.DefaultHookTimeout)
+	defer cancel()
+	var raw []json.RawMessage
+	if err := s.g.ask(ctx, "security", map[string]any{"op": "sanitizeAll", "texts": texts}, &raw); err != nil {
+		return withhold(err.Error())
+	}
+	if len(raw) != len(texts) {
+		return withhold(fmt.Sprintf("it answered %d texts for %d", len(raw), len(texts)))
+	}
+	for i, r := range raw {
+		t, ok := sanitized(r)
+		if !ok {
+			return withhold("it answered neither a string nor {text}")
+		}
+		out[i] = t
+	}
+	return out
+}
+
+// sanitized reads one sanitiser answer: a string or {text}.
+func sanitized(raw json.RawMessage) (string, bool) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return s
+		return s, true
 	}
 	var a *struct {
 		Text *string `json:"text"`
 	}
 	if json.Unmarshal(raw, &a) == nil && a != nil && a.Text != nil {
-		return *a.Text
+		return *a.Text, true
 	}
-	return "[output withheld: the security provider answered neither a string nor {text}]"
+	return "", false
 }
 
 func clip(s string) string {

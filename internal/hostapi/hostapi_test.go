@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -417,6 +418,21 @@ func TestHostGovernance(t *testing.T) {
 	}
 }
 
+// perText answers both security ops (sanitizeOutput {text} and
+// sanitizeAll {texts}) with f applied to each text.
+func perText(f func(string) any) func(context.Context, map[string]any) (any, error) {
+	return func(_ context.Context, p map[string]any) (any, error) {
+		if p["op"] == "sanitizeAll" {
+			var out []any
+			for _, t := range p["texts"].([]any) {
+				out = append(out, f(t.(string)))
+			}
+			return out, nil
+		}
+		return f(p["text"].(string)), nil
+	}
+}
+
 func TestSecurityProviderSanitisesAndFailsClosed(t *testing.T) {
 	ctx := context.Background()
 	cases := []struct {
@@ -425,18 +441,27 @@ func TestSecurityProviderSanitisesAndFailsClosed(t *testing.T) {
 		want   string
 		absent string
 	}{
-		{"redacts", func(_ context.Context, p map[string]any) (any, error) {
-			return strings.ReplaceAll(p["text"].(string), "SECRET", "[redacted]"), nil
-		}, "[redacted]", "SECRET"},
-		{"object form", func(_ context.Context, p map[string]any) (any, error) {
-			return map[string]any{"text": "clean"}, nil
-		}, "clean", "SECRET"},
+		{"redacts", perText(func(t string) any { return strings.ReplaceAll(t, "SECRET", "[redacted]") }), "[redacted]", "SECRET"},
+		{"object form", perText(func(string) any { return map[string]any{"text": "clean"} }), "clean", "SECRET"},
 		{"throws", func(context.Context, map[string]any) (any, error) { return nil, errors.New("boom") }, "withheld", "SECRET"},
 		{"garbage", func(context.Context, map[string]any) (any, error) { return 42, nil }, "withheld", "SECRET"},
+		{"batch of the wrong length", func(_ context.Context, p map[string]any) (any, error) {
+			if p["op"] == "sanitizeAll" {
+				return []any{"x"}, nil
+			}
+			return "clean", nil
+		}, "clean", "SECRET"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			h := &hostFunc{kinds: map[string]func(context.Context, map[string]any) (any, error){"security": c.answer}}
+			var batches atomic.Int32
+			answer := func(ctx context.Context, p map[string]any) (any, error) {
+				if p["op"] == "sanitizeAll" {
+					batches.Add(1)
+				}
+				return c.answer(ctx, p)
+			}
+			h := &hostFunc{kinds: map[string]func(context.Context, map[string]any) (any, error){"security": answer}}
 			s := NewSessions()
 			id := create(t, s, `{"workspace":{"kind":"memory","files":{"k.txt":"key=SECRET\n"}},"securityProvider":{"sanitizeOutput":true}}`, h.host)
 			r, err := s.Call(ctx, id, "tool", []byte(`{"name":"read","args":{"file_path":"k.txt"}}`))
@@ -444,6 +469,15 @@ func TestSecurityProviderSanitisesAndFailsClosed(t *testing.T) {
 			out := r.(ToolResult).Output
 			contains(t, out, c.want)
 			notContains(t, out, c.absent)
+			// A write's metadata holds the content (before/after): its
+			// strings cross in one batch, and come back clean or withheld.
+			before := batches.Load()
+			w, err := s.Call(ctx, id, "writeFile", []byte(`{"path":"k.txt","content":"SECRET two\n"}`))
+			noErr(t, err)
+			notContains(t, w.(ToolResult).MetadataJSON, "SECRET")
+			if got := batches.Load() - before; got < 1 {
+				t.Errorf("metadata was not sanitised in a batch (%d sanitizeAll calls)", got)
+			}
 		})
 	}
 }

@@ -200,7 +200,10 @@ function makeHost(fns, hostKinds) {
         break;
       case 'security':
         if (!fns.sanitize) throw new Error('no security provider');
-        v = await fns.sanitize(payload.text, ctx);
+        // sanitizeAll: many strings (one result's metadata) in one crossing.
+        v = payload.op === 'sanitizeAll'
+          ? await Promise.all(payload.texts.map((t) => fns.sanitize(t, ctx)))
+          : await fns.sanitize(payload.text, ctx);
         break;
       default: {
         const fn = hostKinds[kind];
