@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/a3s-lab/code-wasm/kernel"
+	"github.com/a3s-lab/code-wasm/workspace"
 )
 
 // Shared limits (REFERENCE.md §2, core/src/tools/mod.rs upstream).
@@ -236,6 +237,31 @@ func preview(b []byte) string {
 	}
 	tail := string(b[t:])
 	return head + fmt.Sprintf("\n[… %d bytes omitted …]\n", len(b)-len(head)-len(tail)) + tail
+}
+
+// asOp makes a workspace error from an inner step (the read before a write)
+// name the user's operation: "write a.txt/b: …", not "read a.txt/b: …".
+// A bare ErrNotDir says which part of the path is wrong.
+func asOp(op string, err error) error {
+	var pe *workspace.PathError
+	if !errors.As(err, &pe) || pe.Op == op {
+		return err
+	}
+	inner := pe.Err
+	if inner == workspace.ErrNotDir {
+		inner = fmt.Errorf("%w: a parent directory in the path is a file", workspace.ErrNotDir)
+	}
+	return &workspace.PathError{Op: op, Path: pe.Path, Err: inner}
+}
+
+// notFound is the not_found failure of a tool whose path (a directory to
+// list or search) is missing: "glob: path not found: nope".
+func notFound(tool, what, p string, err error) error {
+	return &kernel.Error{
+		Kind: kernel.ErrorKind{Type: kernel.ErrNotFound, Path: p},
+		Msg:  fmt.Sprintf("%s: %s not found: %s", tool, what, workspace.Display(p)),
+		Err:  err,
+	}
 }
 
 func plural(n int, one, many string) string {

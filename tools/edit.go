@@ -117,13 +117,13 @@ func (e *Edit) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 	if a.FilePath == nil || *a.FilePath == "" {
 		return nil, kernel.InvalidArgument("edit: file_path is required")
 	}
-	name, err := workspace.Resolve(*a.FilePath)
+	name, err := workspace.ResolveFile("edit", *a.FilePath)
 	if err != nil {
-		return nil, &workspace.PathError{Op: "edit", Path: *a.FilePath, Err: err}
+		return nil, err
 	}
 	before, ver, err := e.ws.ReadFile(ctx, name)
 	if err != nil {
-		return nil, err
+		return nil, asOp("edit", err)
 	}
 	after, count, err := EditContent(string(before), a)
 	if err != nil {
@@ -139,7 +139,7 @@ func (e *Edit) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 					Err:  err,
 				}
 			}
-			return nil, err
+			return nil, asOp("edit", err)
 		}
 	}
 	meta := map[string]any{

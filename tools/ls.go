@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/a3s-lab/code-wasm/kernel"
@@ -53,8 +54,11 @@ func (l *Ls) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, er
 	if errors.Is(err, workspace.ErrNotDir) {
 		return nil, kernel.InvalidArgument("ls: %s is a file, not a directory (use read to see its content)", workspace.Display(dir))
 	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, notFound("ls", "directory", dir, err)
+	}
 	if err != nil {
-		return nil, err
+		return nil, asOp("ls", err)
 	}
 	lo, hi, err := pg.window("ls", len(entries))
 	if err != nil {

@@ -52,20 +52,20 @@ func (p *Patch) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result,
 	if a.Diff == nil || *a.Diff == "" {
 		return nil, kernel.InvalidArgument("patch: diff is required (unified diff text with @@ hunk headers)")
 	}
-	name, err := workspace.Resolve(*a.FilePath)
+	name, err := workspace.ResolveFile("patch", *a.FilePath)
 	if err != nil {
-		return nil, &workspace.PathError{Op: "patch", Path: *a.FilePath, Err: err}
+		return nil, err
 	}
 	before, ver, err := p.ws.ReadFile(ctx, name)
 	if err != nil {
-		return nil, err
+		return nil, asOp("patch", err)
 	}
 	after, hunks, err := ApplyUnifiedDiff(before, *a.Diff)
 	if err != nil {
 		return nil, kernel.InvalidArgument("patch %s: %v", workspace.Display(name), err)
 	}
 	if _, err := p.ws.WriteFileIfVersion(ctx, name, after, ver); err != nil {
-		return nil, err
+		return nil, asOp("patch", err)
 	}
 	meta := map[string]any{"file_path": name, "hunks": hunks, "before_bytes": len(before), "after_bytes": len(after)}
 	changeMeta(meta, name, before, after, true)

@@ -135,7 +135,7 @@ func (r *Read) single(ctx context.Context, a readArgs) (*kernel.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	lr, err := r.ws.ReadLines(ctx, name, off, lim)
+	lr, err := r.ws.ReadLines(ctx, *a.FilePath, off, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +240,7 @@ func (r *Read) batch(ctx context.Context, a readArgs) (*kernel.Result, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		lr, err := r.ws.ReadLines(ctx, f.name, f.offset, f.limit)
+		lr, err := r.ws.ReadLines(ctx, f.spec.Path, f.offset, f.limit)
 		switch {
 		case err != nil:
 			f.err = err

@@ -68,12 +68,9 @@ func (w *Write) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result,
 	if a.ExpectedOffset != nil && *a.ExpectedOffset < 0 {
 		return nil, kernel.InvalidArgument("write: expected_offset must be 0 or more, got %d", *a.ExpectedOffset)
 	}
-	name, err := workspace.Resolve(*a.FilePath)
+	name, err := workspace.ResolveFile("write", *a.FilePath)
 	if err != nil {
-		return nil, &workspace.PathError{Op: "write", Path: *a.FilePath, Err: err}
-	}
-	if name == "." {
-		return nil, kernel.InvalidArgument("write: file_path names the workspace root, not a file")
+		return nil, err
 	}
 	switch mode {
 	case "overwrite":
@@ -99,10 +96,10 @@ func (w *Write) overwrite(ctx context.Context, name string, content []byte) (*ke
 	case errors.Is(err, workspace.ErrIsDir):
 		return nil, kernel.InvalidArgument("write: %s is a directory", workspace.Display(name))
 	case err != nil:
-		return nil, err
+		return nil, asOp("write", err)
 	}
 	if _, err := w.ws.WriteFile(ctx, name, content); err != nil {
-		return nil, err
+		return nil, asOp("write", err)
 	}
 	meta := map[string]any{"file_path": name, "created": created, "mode": "overwrite", "bytes": len(content)}
 	changeMeta(meta, name, before, content, !created)
@@ -121,7 +118,7 @@ func (w *Write) append(ctx context.Context, name string, chunk []byte, expected 
 	case errors.Is(err, workspace.ErrIsDir):
 		return nil, kernel.InvalidArgument("write: %s is a directory", workspace.Display(name))
 	case err != nil:
-		return nil, err
+		return nil, asOp("write", err)
 	}
 	size := int64(len(cur))
 	meta := map[string]any{"file_path": name, "mode": "append", "offset": expected, "appended_bytes": len(chunk)}
@@ -135,10 +132,10 @@ func (w *Write) append(ctx context.Context, name string, chunk []byte, expected 
 	if ver == "" && size == 0 {
 		// A new file: create it unless one appeared meanwhile.
 		if _, err := w.ws.AppendFile(ctx, name, chunk, ""); err != nil {
-			return nil, err
+			return nil, asOp("write", err)
 		}
 	} else if _, err := w.ws.AppendFile(ctx, name, chunk, ver); err != nil {
-		return nil, err
+		return nil, asOp("write", err)
 	}
 	meta["resulting_size"], meta["already_applied"] = size+int64(len(chunk)), false
 	return kernel.OK(fmt.Sprintf("Appended %d bytes to %s at offset %d (size now %d)", len(chunk), workspace.Display(name), expected, size+int64(len(chunk))), meta), nil
