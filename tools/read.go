@@ -48,12 +48,16 @@ func (*Read) Parameters() json.RawMessage {
 		`"examples":[{"file_path":"src/main.go"},{"file_path":"src/main.go","offset":200,"limit":100},{"files":[{"path":"go.mod"},{"path":"src/main.go","offset":40,"limit":80}],"max_output_bytes":65536}]}`)
 }
 
-// ValidationSchema adds the exactly-one-mode rule the model schema omits.
+// ValidationSchema is the model schema without examples. The exactly-one-
+// mode rule is deliberately not in it: a validator reports a failed
+// oneOf/not as "'not' failed", which tells nobody what to fix, so Execute
+// checks it and says so (readModeRule).
 func (*Read) ValidationSchema() json.RawMessage {
-	return json.RawMessage(`{"type":"object","properties":{` + readProps + `},"additionalProperties":false,` +
-		`"oneOf":[{"required":["file_path"],"not":{"anyOf":[{"required":["files"]},{"required":["max_output_bytes"]}]}},` +
-		`{"required":["files"],"not":{"anyOf":[{"required":["file_path"]},{"required":["offset"]},{"required":["limit"]}]}}]}`)
+	return json.RawMessage(`{"type":"object","properties":{` + readProps + `},"additionalProperties":false}`)
 }
+
+// readModeRule is the one message for every wrong mix of read's two modes.
+const readModeRule = "read: give exactly one of file_path or files; put offset/limit inside each files[] entry"
 
 func (*Read) Capabilities(json.RawMessage) kernel.Capabilities { return kernel.ReadOnlyPaginated(16) }
 
@@ -79,10 +83,10 @@ func (r *Read) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 	}
 	switch {
 	case a.FilePath != nil && a.Files != nil:
-		return nil, kernel.InvalidArgument("read: give either file_path or files, not both")
+		return nil, kernel.InvalidArgument("%s (got both)", readModeRule)
 	case a.Files != nil:
 		if a.Offset != nil || a.Limit != nil {
-			return nil, kernel.InvalidArgument("read: top-level offset/limit cannot be combined with files; put offset and limit inside each files entry")
+			return nil, kernel.InvalidArgument("%s (got files with a top-level offset or limit)", readModeRule)
 		}
 		return r.batch(ctx, a)
 	case a.FilePath != nil:
@@ -91,7 +95,7 @@ func (r *Read) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 		}
 		return r.single(ctx, a)
 	}
-	return nil, kernel.InvalidArgument("read: file_path (one file) or files (a batch) is required")
+	return nil, kernel.InvalidArgument("%s (got neither)", readModeRule)
 }
 
 func checkRange(tool string, offset, limit *int) (int, int, bool, error) {
