@@ -131,12 +131,12 @@ func TestSchemasCompileAndAcceptExamples(t *testing.T) {
 			}
 		})
 	}
-	v := compile(t, (&Read{}).ValidationSchema())
+	// read's mode rule is Execute's (a schema oneOf/not only says "'not'
+	// failed"): these pass the schema and Execute refuses them.
+	rws := newWS(t, map[string]string{"a": "x\n", "b": "y\n"})
 	for _, bad := range []string{`{}`, `{"file_path":"a","files":[{"path":"b"}]}`, `{"files":[{"path":"b"}],"offset":1}`, `{"file_path":"a","max_output_bytes":2048}`} {
-		var inst any
-		json.Unmarshal([]byte(bad), &inst)
-		if err := v.Validate(inst); err == nil {
-			t.Fatalf("read validation schema accepted %s", bad)
+		if res := run(t, rws, "read", bad); res.ExitCode == 0 || kindOf(res) != "invalid_argument" {
+			t.Fatalf("read accepted %s: %s", bad, res.Output)
 		}
 	}
 }
