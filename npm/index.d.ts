@@ -13,6 +13,8 @@ export type ErrorCode =
   | 'INVALID_CALL'
   | 'TOOL_NOT_REGISTERED'
   | 'TOOL_FAILED'
+  /** The workspace is held elsewhere: an OPFS root open in another tab or worker. */
+  | 'WORKSPACE_BUSY'
   | 'ABORTED'
   | 'UNKNOWN_SESSION'
   | 'PANIC'
@@ -120,7 +122,10 @@ export interface EventStream extends AsyncIterableIterator<AgentEvent> {
   return(): Promise<IteratorResult<AgentEvent, undefined>>;
 }
 
-/** Options every call accepts. */
+/**
+ * Options every call accepts. Any other key is refused (INVALID_CALL), so a
+ * misspelt `sginal` is not silently ignored.
+ */
 export interface CallOptions {
   signal?: AbortSignal;
 }
@@ -142,9 +147,18 @@ export interface WorkspaceOptions {
   root?: string;
 }
 
-/** Go: internal/hostapi/options.go PermissionPolicy (rules: kernel/governance.go PermissionPolicy) */
+/**
+ * Go: internal/hostapi/options.go PermissionPolicy (rules: kernel/governance.go PermissionPolicy)
+ *
+ * Applies to governedTool() and to the nested calls of a program or batch
+ * run by one; tool() and the typed helpers are trusted and skip it. With no
+ * policy at all the default decision is "ask", and with no confirmation
+ * manager (no confirmationHandler, confirmationPolicy not enabled) ask
+ * means deny: governedTool() fails with permission denied until a rule
+ * allows the call.
+ */
 export interface PermissionPolicy {
-  /** Default true when a policy is given. */
+  /** Default true; false allows every call. */
   enabled?: boolean;
   /** Rules such as `write`, `write(path:src/**)`, `mcp__*`. deny > allow > ask. */
   deny?: string[];
@@ -154,7 +168,14 @@ export interface PermissionPolicy {
   defaultDecision?: 'allow' | 'deny' | 'ask';
 }
 
-/** Go: internal/hostapi/options.go ConfirmationPolicy */
+/**
+ * Go: internal/hostapi/options.go ConfirmationPolicy
+ *
+ * Enabled (or with a confirmationHandler), calls whose permission decision is
+ * "ask" wait for an answer: from the handler, or, without one, in
+ * pendingConfirmations() until confirmToolUse(); after defaultTimeoutMs the
+ * timeoutAction applies.
+ */
 export interface ConfirmationPolicy {
   /** Default true when a policy is given. */
   enabled?: boolean;
@@ -196,7 +217,20 @@ export interface HookEvent {
   errorKindJson?: string;
 }
 
-/** What a hook handler returns; undefined continues. Go: internal/hostapi/governance.go hookAnswer */
+/**
+ * What a hook handler returns; undefined (or null) continues.
+ * Go: internal/hostapi/governance.go hookAnswer; kernel/kernel.go preHooks/postHooks
+ *
+ * pre_tool_use: `continue` runs the call (with `modified` arguments if
+ * given); `skip` continues and skips the remaining pre_tool_use hooks of
+ * this call; `block` denies it (hook_denied, nothing runs); `retry` denies
+ * it as retryable after `delayMs`.
+ * post_tool_use: the call has already run. `continue` keeps its result;
+ * `skip` keeps it and skips the remaining post hooks; `block` (or `retry`)
+ * cannot undo the call's side effect but withholds its result: the call
+ * ends as a hook_denied failure whose output says the tool ran, and the
+ * metadata is replaced by `{post_hook_blocked: {hook_id, reason, tool_exit_code}}`.
+ */
 export interface HookResponse {
   action?: 'continue' | 'block' | 'skip' | 'retry';
   reason?: string;
@@ -214,7 +248,8 @@ export interface Hook {
   event: 'pre_tool_use' | 'post_tool_use';
   matcher?: HookMatcher;
   config?: HookConfig;
-  handler?: HookHandler;
+  /** Required: a hook without a handler is refused (INVALID_OPTIONS). */
+  handler: HookHandler;
 }
 
 /** What a budget guard receives. Go: internal/hostapi/governance.go checkBudget */
@@ -279,13 +314,19 @@ export interface ReadFileOptions extends CallOptions {
   limit?: number;
 }
 
+/** ls({path, signal}): the one-object form of ls(path, {signal}). */
+export interface LsOptions extends CallOptions {
+  path?: string;
+}
+
 /** session.program options; mapped to the `program` tool's arguments (allowedTools → allowed_tools). */
 export interface ProgramOptions {
   /** Inline source, or */
   source?: string;
   /** a workspace-relative .js/.mjs file. */
   path?: string;
-  inputs?: unknown;
+  /** run's second argument: a JSON object (an array or other value is refused). */
+  inputs?: Record<string, unknown>;
   /** Default: every registered tool except program. */
   allowedTools?: string[];
   limits?: { timeoutMs?: number; maxToolCalls?: number; maxOutputBytes?: number };
@@ -299,7 +340,11 @@ export interface Session {
   activeTools(): ActiveTool[];
   isClosed(): boolean;
 
-  /** A trusted host-direct call: permission and confirmation are skipped; hooks, budget, timeouts and sanitisation apply. */
+  /**
+   * A trusted host-direct call: permission and confirmation are skipped; hooks, budget, timeouts and sanitisation apply.
+   * args must be JSON data: a function, symbol, BigInt, NaN/Infinity, undefined inside an array or a cycle
+   * rejects INVALID_CALL naming its path (e.g. "tool: args.limit is a BigInt").
+   */
   tool(name: string, args?: Record<string, unknown>, opts?: CallOptions): Promise<ToolResult>;
   /** A call with the full policy, as a model-selected call. */
   governedTool(name: string, args?: Record<string, unknown>, opts?: CallOptions): Promise<ToolResult>;
@@ -310,7 +355,7 @@ export interface Session {
   /** `patch` with a unified diff. */
   patchFile(path: string, diff: string, opts?: CallOptions): Promise<ToolResult>;
   ls(path?: string, opts?: CallOptions): Promise<ToolResult>;
-  ls(opts: CallOptions): Promise<ToolResult>;
+  ls(opts: LsOptions): Promise<ToolResult>;
   /** `glob`: the matching paths. */
   glob(pattern: string, opts?: CallOptions): Promise<string[]>;
   /** `grep` (content mode): its output. */
@@ -322,7 +367,7 @@ export interface Session {
   events(): EventStream;
 
   pendingConfirmations(): PendingConfirmation[];
-  /** false when no call with that id is waiting. */
+  /** Resolves true when a call with that id was waiting (it is now approved or denied), false when none was. */
   confirmToolUse(toolId: string, approved: boolean, reason?: string, opts?: CallOptions): Promise<boolean>;
 
   /** Adds (or, with the same id, replaces) a hook. */
@@ -336,5 +381,9 @@ export interface Session {
   close(): Promise<void>;
 }
 
-/** Creates a session; rejects INVALID_OPTIONS naming the key. */
+/**
+ * Creates a session; rejects INVALID_OPTIONS naming the full key path
+ * (`options.hooks[0].matcher.tools`, `options.workspace.files["a.txt"]`), or
+ * WORKSPACE_BUSY when an OPFS root is open in another tab or worker.
+ */
 export function createSession(options?: SessionOptions): Promise<Session>;
