@@ -82,6 +82,79 @@ type lineMatcher struct {
 	re   *regexp.Regexp
 	lit  []byte // required literal, or nil
 	fold bool   // lit is ASCII and matched case-insensitively
+	// before and after, when not nil, hold every byte that can sit right
+	// before / after the literal in a match (from the pattern pieces next
+	// to it, e.g. [A-Z] in `[A-Z]{4,}_[A-Z]{4,}`): an occurrence of lit
+	// without them cannot be part of a match, so its line is not handed to
+	// the regexp engine.
+	before, after *byteSet
+}
+
+// byteSet is a set of byte values.
+type byteSet [256]bool
+
+// addRange adds the bytes runes lo..hi can start or end with: the ASCII
+// ones themselves, and every byte >= 0x80 when the range has non-ASCII
+// runes (their encodings, and U+FFFD for invalid UTF-8, use only those).
+func (s *byteSet) addRange(lo, hi rune) {
+	for r := max(lo, 0); r <= hi && r < utf8.RuneSelf; r++ {
+		s[r] = true
+	}
+	if hi >= utf8.RuneSelf {
+		for b := utf8.RuneSelf; b < len(s); b++ {
+			s[b] = true
+		}
+	}
+}
+
+// edgeBytes returns the bytes the first (or, with last, the final) byte of
+// every match of re is among, or nil when that is not known. A non-nil
+// answer implies re never matches the empty string.
+func edgeBytes(re *syntax.Regexp, last bool) *byteSet {
+	switch re.Op {
+	case syntax.OpCapture, syntax.OpPlus:
+		return edgeBytes(re.Sub[0], last)
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return edgeBytes(re.Sub[0], last)
+		}
+	case syntax.OpConcat:
+		if len(re.Sub) > 0 {
+			if last {
+				return edgeBytes(re.Sub[len(re.Sub)-1], true)
+			}
+			return edgeBytes(re.Sub[0], false)
+		}
+	case syntax.OpAlternate:
+		var u byteSet
+		for _, sub := range re.Sub {
+			e := edgeBytes(sub, last)
+			if e == nil {
+				return nil
+			}
+			for b, ok := range e {
+				u[b] = u[b] || ok
+			}
+		}
+		return &u
+	case syntax.OpCharClass:
+		var s byteSet
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			s.addRange(re.Rune[i], re.Rune[i+1])
+		}
+		return &s
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase == 0 && len(re.Rune) > 0 {
+			r := re.Rune[0]
+			if last {
+				r = re.Rune[len(re.Rune)-1]
+			}
+			var s byteSet
+			s.addRange(r, r)
+			return &s
+		}
+	}
+	return nil
 }
 
 func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
@@ -97,7 +170,9 @@ func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
 	}
 	m := &lineMatcher{re: re}
 	if st, err := syntax.Parse(pattern, flags); err == nil {
-		if lit, fold := requiredLiteral(st.Simplify()); len(lit) > 0 {
+		if req := literalOf(st.Simplify()); len(req.runes) > 0 {
+			lit, fold := req.runes, req.fold
+			m.before, m.after = req.before, req.after
 			s := string(lit)
 			switch {
 			case !fold || !hasLetter(s):
@@ -133,26 +208,49 @@ func asciiFoldable(s string) bool {
 
 // requiredLiteral returns the longest literal every match must contain.
 func requiredLiteral(re *syntax.Regexp) ([]rune, bool) {
+	l := literalOf(re)
+	return l.runes, l.fold
+}
+
+// reqLiteral is a literal every match contains, with what must surround it
+// (nil: anything).
+type reqLiteral struct {
+	runes         []rune
+	fold          bool
+	before, after *byteSet
+}
+
+func literalOf(re *syntax.Regexp) reqLiteral {
 	switch re.Op {
 	case syntax.OpLiteral:
-		return re.Rune, re.Flags&syntax.FoldCase != 0
+		return reqLiteral{runes: re.Rune, fold: re.Flags&syntax.FoldCase != 0}
 	case syntax.OpCapture, syntax.OpPlus:
-		return requiredLiteral(re.Sub[0])
+		return literalOf(re.Sub[0])
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return requiredLiteral(re.Sub[0])
+			return literalOf(re.Sub[0])
 		}
 	case syntax.OpConcat:
-		var best []rune
-		bestFold := false
-		for _, s := range re.Sub {
-			if l, f := requiredLiteral(s); len(string(l)) > len(string(best)) {
-				best, bestFold = l, f
+		var best reqLiteral
+		k := -1
+		for i, s := range re.Sub {
+			if l := literalOf(s); len(string(l.runes)) > len(string(best.runes)) {
+				best, k = l, i
 			}
 		}
-		return best, bestFold
+		// Neighbours are known only when the literal is a piece of this
+		// concatenation itself, so the pieces next to it touch it.
+		if k >= 0 && re.Sub[k].Op == syntax.OpLiteral {
+			if k > 0 {
+				best.before = edgeBytes(re.Sub[k-1], true)
+			}
+			if k+1 < len(re.Sub) {
+				best.after = edgeBytes(re.Sub[k+1], false)
+			}
+		}
+		return best
 	}
-	return nil, false
+	return reqLiteral{}
 }
 
 func (m *lineMatcher) index(data []byte) int {
@@ -193,6 +291,16 @@ func (m *lineMatcher) index(data []byte) int {
 		off = i + 1
 	}
 	return -1
+}
+
+// neighbours reports whether the bytes around the literal found at at can
+// belong to a match (see lineMatcher.before).
+func (m *lineMatcher) neighbours(data []byte, at int) bool {
+	if m.before != nil && (at == 0 || !m.before[data[at-1]]) {
+		return false
+	}
+	end := at + len(m.lit)
+	return m.after == nil || (end < len(data) && m.after[data[end]])
 }
 
 // scan reports each matching line (0-based index, byte start and end
@@ -240,6 +348,10 @@ func (m *lineMatcher) scanFile(data []byte, fn func(idx, ls, le int), skipBinary
 				skipBinary = false
 			}
 			at := pos + i
+			if !m.neighbours(data, at) {
+				pos = at + 1
+				continue
+			}
 			ls := pos + bytes.LastIndexByte(data[pos:at], '\n') + 1
 			le := len(data)
 			if j := bytes.IndexByte(data[at:], '\n'); j >= 0 {
