@@ -205,16 +205,54 @@ func (s *Session) Ls(ctx context.Context, path string) (*kernel.Result, error) {
 	return s.Tool(ctx, "ls", args)
 }
 
-// Glob calls `glob` and returns the matching paths.
+// MaxGlobPaths bounds what Glob returns: a pattern matching more fails
+// (narrow it, or page with Tool("glob", …) and its cursor).
+const MaxGlobPaths = 10000
+
+// Glob calls `glob` and returns every matching path, sorted: it pages
+// through the tool's results (1000 a call, sort=path so pages are stable)
+// until none remain. More than MaxGlobPaths matches is a *ToolError with an
+// invalid_argument kind, returned before any path list is built.
 func (s *Session) Glob(ctx context.Context, pattern string) ([]string, error) {
-	res, err := s.Tool(ctx, "glob", map[string]any{"pattern": pattern, "limit": 1000})
-	if err != nil {
-		return nil, err
+	var all []string
+	cursor := ""
+	for {
+		args := map[string]any{"pattern": pattern, "limit": 1000, "sort": "path"}
+		if cursor != "" {
+			args["cursor"] = cursor
+		}
+		res, err := s.Tool(ctx, "glob", args)
+		if err != nil {
+			return nil, err
+		}
+		if res.ExitCode != 0 {
+			return nil, &ToolError{Result: res}
+		}
+		total, next := globPage(res)
+		if total > MaxGlobPaths {
+			msg := fmt.Sprintf("%d files match %q, more than the %d Glob returns; narrow the pattern (or a path under it), or page with the glob tool and its cursor", total, pattern, MaxGlobPaths)
+			return nil, &ToolError{Result: &kernel.Result{Name: "glob", Output: msg, ExitCode: 1,
+				ErrorKind: &kernel.ErrorKind{Type: kernel.ErrInvalidArgument, Message: msg}}}
+		}
+		ps := GlobPaths(res)
+		if all == nil {
+			all = make([]string, 0, max(total, len(ps)))
+		}
+		all = append(all, ps...)
+		if next == "" || next == cursor || len(ps) == 0 {
+			return all, nil
+		}
+		cursor = next
 	}
-	if res.ExitCode != 0 {
-		return nil, &ToolError{Result: res}
-	}
-	return GlobPaths(res), nil
+}
+
+// globPage reads a glob result's page metadata: the total match count and
+// the next cursor ("" on the last page).
+func globPage(res *kernel.Result) (total int, next string) {
+	pg, _ := res.Metadata["page"].(map[string]any)
+	total, _ = pg["total_items"].(int)
+	next, _ = pg["next_cursor"].(string)
+	return total, next
 }
 
 // GlobPaths extracts the path lines of a glob result (its metadata lists
