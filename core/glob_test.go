@@ -74,3 +74,54 @@ func TestGlobReturnsEveryPath(t *testing.T) {
 		})
 	}
 }
+
+// TestProgramGlobReturnsEveryPath (B8): ctx.glob in a program returns every
+// match, as one governed ctx call; past the bound the script gets an error
+// it can catch, saying how to narrow or page.
+func TestProgramGlobReturnsEveryPath(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		files int
+		want  string // in the output
+	}{
+		{"several pages", 2500, `"n": 2500`},
+		{"over the bound", 10001, "narrow the pattern"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, err := workspace.New(memfs.New())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < tc.files; i++ {
+				if err := ws.PutFile(ctx, fmt.Sprintf("d%02d/f%05d.txt", i%37, i), nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s, err := core.New(core.Options{Workspace: ws})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			src := `async function run(ctx) {
+				try {
+					const p = await ctx.glob('**/*.txt');
+					return { n: p.length, unique: new Set(p).size, calls: 1 };
+				} catch (e) { return { error: String(e && e.message || e) }; }
+			}`
+			res, err := s.Tool(ctx, "program", map[string]any{"type": "script", "source": src})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ExitCode != 0 || !strings.Contains(res.Output, tc.want) {
+				t.Fatalf("exit %d output %s", res.ExitCode, res.Output)
+			}
+			if strings.Contains(tc.want, "n:") && !strings.Contains(res.Output, fmt.Sprintf(`"unique": %d`, tc.files)) {
+				t.Errorf("duplicates in %s", res.Output)
+			}
+			if !strings.Contains(res.Output, "Tool calls (1)") {
+				t.Errorf("ctx.glob counted as more than one call: %s", res.Output)
+			}
+		})
+	}
+}

@@ -216,6 +216,20 @@ func (b *bridge) Call(ctx context.Context, method string, raw json.RawMessage) (
 			return nil, fmt.Errorf("ctx.tool('task'): a program may delegate one task per call, got %d (REFERENCE.md §2.13)", len(ts))
 		}
 	}
+	// ctx.glob returns every match: unless the script pages itself
+	// (cursor or limit given), it asks for stable 1000-path pages and
+	// globAll fetches the rest under this one admitted call.
+	autoPage := false
+	if h.returns == "paths" {
+		_, cur := args["cursor"]
+		_, lim := args["limit"]
+		if autoPage = !cur && !lim; autoPage {
+			args["limit"] = 1000
+			if _, ok := args["sort"]; !ok {
+				args["sort"] = "path"
+			}
+		}
+	}
 	rec, err := b.admit(name)
 	if err != nil {
 		return nil, err
@@ -258,10 +272,63 @@ func (b *bridge) Call(ctx context.Context, method string, raw json.RawMessage) (
 	case "text":
 		return json.Marshal(plainText(out, meta))
 	case "paths":
+		if autoPage {
+			paths, err := b.globAll(ctx, args, meta, rec)
+			if err != nil {
+				return nil, fmt.Errorf("ctx.%s: %v", method, err)
+			}
+			return json.Marshal(paths)
+		}
 		return json.Marshal(globPaths(out, meta))
 	default:
 		return json.Marshal(out)
 	}
+}
+
+// MaxGlobPaths bounds what ctx.glob returns; more matches fail with a
+// message saying how to narrow or page.
+const MaxGlobPaths = 10000
+
+// globAll collects every page of a glob whose first page's metadata is
+// meta, invoking the tool again with each next_cursor. The extra pages are
+// part of the one admitted call rec (their bytes are added to it).
+func (b *bridge) globAll(ctx context.Context, args, meta map[string]any, rec *ToolCall) ([]string, error) {
+	page := func(m map[string]any) (total int, next string) {
+		pg, _ := m["page"].(map[string]any)
+		t, _ := pg["total_items"].(float64)
+		next, _ = pg["next_cursor"].(string)
+		return int(t), next
+	}
+	total, next := page(meta)
+	if total > MaxGlobPaths {
+		return nil, fmt.Errorf("%d files match %v, more than the %d ctx.glob returns; narrow the pattern, or page with ctx.tool('glob', {pattern, cursor})", total, args["pattern"], MaxGlobPaths)
+	}
+	all := globPaths("", meta)
+	for next != "" {
+		args["cursor"] = next
+		argJSON, err := json.Marshal(args)
+		if err != nil {
+			return nil, err
+		}
+		res := b.inv.Invoke(ctx, "glob", argJSON)
+		b.mu.Lock()
+		rec.OutputBytes += len(res.Output)
+		b.mu.Unlock()
+		if res.ExitCode != 0 {
+			return nil, fmt.Errorf("glob failed at cursor %s: %s", next, res.Output)
+		}
+		m := plainMetadata(res.Metadata)
+		ps := globPaths("", m)
+		if len(all)+len(ps) > MaxGlobPaths {
+			return nil, fmt.Errorf("more than %d files match %v; narrow the pattern, or page with ctx.tool('glob', {pattern, cursor})", MaxGlobPaths, args["pattern"])
+		}
+		all = append(all, ps...)
+		prev := next
+		if _, next = page(m); next == prev || len(ps) == 0 {
+			break
+		}
+	}
+	return all, nil
 }
 
 // plainMetadata round-trips metadata through JSON so the script sees
