@@ -134,6 +134,10 @@ func (p page) meta() map[string]any {
 
 // footer is the human continuation line of a page.
 func (p page) footer(noun string) string {
+	if p.Returned == 0 && p.Total > 0 {
+		// A cursor equal to the total: the previous page was the last.
+		return fmt.Sprintf("No more %s (%d total): the previous page was the last.", noun, p.Total)
+	}
 	s := fmt.Sprintf("(%d of %d %s shown", p.Returned, p.Total, noun)
 	if p.Offset > 0 {
 		s += fmt.Sprintf(", starting at item %d", p.Offset+1)

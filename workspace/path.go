@@ -177,12 +177,17 @@ func ResolveFile(op, p string) (string, error) {
 
 // ValidatePattern checks a glob or grep path pattern: it must be relative,
 // contain no ".." component, and no control characters. The pattern is
-// returned with "\" left alone (it may be a glob escape) and a leading "./"
-// removed.
+// returned with every "\" turned into "/" and a leading "./" removed.
+//
+// "\" is a path separator here as in Resolve, not a glob escape: a model
+// writing Windows paths means src\*.ts as src/*.ts, and an escape would
+// silently match nothing. A literal metacharacter is matched with a class:
+// [*], [?], [[], [{]. (See RATIONALE.md.)
 func ValidatePattern(pattern string) (string, error) {
 	if err := checkChars(pattern); err != nil {
 		return "", err
 	}
+	pattern = strings.ReplaceAll(pattern, `\`, "/")
 	if strings.HasPrefix(pattern, "/") || strings.HasPrefix(pattern, `\`) || hasDriveLetter(pattern) {
 		return "", fmt.Errorf("%w: pattern must be relative to the workspace: %s", ErrInvalidPath, Display(pattern))
 	}
