@@ -27,7 +27,25 @@ window.playground = state; // for curious people with devtools open
 function setStatus(text, kind = '') {
   const el = $('#status');
   el.textContent = text;
+  el.title = text;
   el.className = `pill ${kind}`;
+}
+
+// showBanner explains, in full, why no workspace is open; retry offers to
+// open it again (a busy OPFS root frees up when the other tab closes it).
+function showBanner(text, retry = false) {
+  $('#banner-text').textContent = text;
+  $('#banner-retry').hidden = !retry;
+  $('#banner').hidden = false;
+}
+const hideBanner = () => { $('#banner').hidden = true; };
+
+// openError says why createSession failed, in the user's terms.
+function openError(e) {
+  if (e?.code === 'WORKSPACE_BUSY') {
+    return { status: 'OPFS root busy', banner: `The OPFS root “${state.root}” is open in another tab (or window) of this browser. One tab at a time can use a root: close it there, or choose another root, then try again.`, retry: true };
+  }
+  return { status: 'could not open', banner: `Could not open the workspace: ${e?.message ?? e}`, retry: false };
 }
 
 function renderMode() {
@@ -50,10 +68,18 @@ async function openSession() {
   try {
     s = await createSession({ workspace });
   } catch (e) {
-    if (gen === state.generation) setStatus(`could not open: ${e.message}`, 'bad');
+    if (gen === state.generation) {
+      const { status, banner, retry } = openError(e);
+      setStatus(status, 'bad');
+      showBanner(banner, retry);
+      renderTools();
+      clearEditor();
+      $('#tree').replaceChildren();
+    }
     return;
   }
   if (gen !== state.generation) { s.close(); return; }
+  hideBanner();
   state.session = s;
   markEvents(state.mode === 'memory' ? 'memory session opened' : `OPFS session “${state.root}” opened`);
   followEvents(s, gen);
@@ -188,6 +214,16 @@ async function createFile(p) {
 
 function renderTools() {
   const s = state.session;
+  if (!s) {
+    state.defs = new Map();
+    $('#tool').replaceChildren();
+    $('#tool-desc').textContent = '';
+    $('#schema').textContent = '';
+    $('#script-ui').hidden = true;
+    $('#script-missing').hidden = false;
+    $('#script-missing').textContent = 'No workspace is open, so there is nothing to run scripts against.';
+    return;
+  }
   const defs = s.toolDefinitions();
   state.defs = new Map(defs.map((d) => [d.name, d]));
   const sel = $('#tool');
@@ -198,6 +234,7 @@ function renderTools() {
   const hasProgram = state.defs.has('program');
   $('#script-ui').hidden = !hasProgram;
   $('#script-missing').hidden = hasProgram;
+  if (!hasProgram) $('#script-missing').textContent = 'This session has no program tool (the host offers no engine for scripts).';
 }
 
 // exampleArgs fills the required parameters with something sensible.
@@ -356,6 +393,7 @@ $('#tool').onchange = renderSchema;
 $('#run').onclick = runTool;
 $('#clear-events').onclick = () => { $('#event-list').replaceChildren(); state.events = 0; $('#event-count').textContent = '0'; };
 $('#script').value = SCRIPT_SAMPLE;
+$('#banner-retry').onclick = () => openSession();
 $('#run-script').onclick = runScript;
 document.addEventListener('keydown', (e) => {
   if ((e.ctrlKey || e.metaKey) && e.key === 's') { e.preventDefault(); save(); }

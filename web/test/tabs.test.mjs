@@ -30,7 +30,7 @@ test('two tabs on one OPFS root: the second is refused until the first closes', 
     assert.equal(await a.evaluate(async () => (await window.s.writeFile('from-a.txt', 'tab a\n')).exitCode), 0);
 
     const refused = await open(b, 'shared');
-    assert.match(refused, /^CodeWasmError\/\w+: .*in use by another tab or worker: "shared"/);
+    assert.match(refused, /^CodeWasmError\/WORKSPACE_BUSY: createSession: the OPFS root "shared" is open in another tab or worker/);
     assert.equal(await open(b, 'other-root'), 'opened', 'a different root must open while "shared" is held');
     await b.evaluate(() => window.s.close());
 
@@ -39,7 +39,7 @@ test('two tabs on one OPFS root: the second is refused until the first closes', 
     const seen = await b.evaluate(() => window.s.readFile('from-a.txt'));
     assert.match(seen, /tab a/);
     // Now tab a is the one refused.
-    assert.match(await open(a, 'shared'), /in use by another tab or worker/);
+    assert.match(await open(a, 'shared'), /WORKSPACE_BUSY: .*open in another tab or worker/);
     assert.deepEqual(errors, []);
   } finally {
     await ctx.close();

@@ -26,7 +26,7 @@ async function run() {
     await createSession({ workspace: { kind: 'opfs', root: 'vite-app' } });
     out.second = 'opened';
   } catch (e) {
-    out.second = (e instanceof CodeWasmError) + ' ' + e.message;
+    out.second = (e instanceof CodeWasmError) + ' ' + e.code + ' ' + e.message;
   }
   await opfs.close();
   const again = await createSession({ workspace: { kind: 'opfs', root: 'vite-app' } });
@@ -66,7 +66,7 @@ test('a Vite 7 build of a page importing @a3s-lab/code-wasm runs in Chromium', {
     }
     assert.match(r.grep, /src\/a\.txt/);
     assert.match(r.opfsRead, /# from the vite page/);
-    assert.match(r.second, /^true .*in use by another tab or worker/);
+    assert.match(r.second, /^true WORKSPACE_BUSY .*open in another tab or worker/);
     assert.match(r.reopened, /# from the vite page/);
     assert.deepEqual(errors, []);
   } finally {
