@@ -357,7 +357,7 @@ func (m *lineMatcher) scanFile(data []byte, fn func(idx, ls, le int), skipBinary
 			if j := bytes.IndexByte(data[at:], '\n'); j >= 0 {
 				le = at + j
 			}
-			if m.re.Match(data[ls:le]) {
+			if m.re.Match(trimCR(data[ls:le])) {
 				hit(ls, le)
 			}
 			pos = le + 1
@@ -369,12 +369,21 @@ func (m *lineMatcher) scanFile(data []byte, fn func(idx, ls, le int), skipBinary
 		if j := bytes.IndexByte(data[ls:], '\n'); j >= 0 {
 			le = ls + j
 		}
-		if m.re.Match(data[ls:le]) {
+		if m.re.Match(trimCR(data[ls:le])) {
 			hit(ls, le)
 		}
 		ls = le + 1
 	}
 	return count, false
+}
+
+// trimCR drops the '\r' of a CRLF line ending, so a line is matched as it
+// is shown (without it) and `$` matches before "\r\n", as ripgrep --crlf.
+func trimCR(line []byte) []byte {
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		return line[:n-1]
+	}
+	return line
 }
 
 // span is one line of a file: its 0-based index and byte range without
