@@ -19,6 +19,9 @@ import (
 const (
 	DefaultTimeout        = 30 * time.Second
 	DefaultTaskTimeout    = 600 * time.Second // when `task` is allowed
+	// MaxTimeout bounds limits.timeoutMs: the longest REFERENCE.md allows
+	// (600 s, the default when `task` is allowed).
+	MaxTimeout = 600 * time.Second
 	DefaultMaxToolCalls   = 20
 	DefaultMaxOutputBytes = 64 << 10
 	// SettleGrace is how long an engine may take to stop after its context
@@ -50,11 +53,17 @@ func New(cfg Config) *Tool { return &Tool{cfg: cfg} }
 func (*Tool) Name() string { return "program" }
 
 func (*Tool) Description() string {
-	return "Run a bounded JavaScript program that calls tools: define `async function run(ctx, inputs)` " +
-		"(plain or `export default`) and use ctx.tool(name, args), ctx.tools.<name>(args), ctx.readFile(path), " +
-		"ctx.read, ctx.grep(pattern, opts), ctx.glob(pattern) (string[] of paths), ctx.ls(path). " +
-		"Each ctx call is a governed nested tool call. Return a JSON-serialisable value; a `summary` string " +
-		"in it heads the output. Replaces many grep/read turns with one program."
+	return "Run a bounded JavaScript program that calls tools, to replace many grep/read turns with one call. " +
+		"Shape: `async function run(ctx, inputs) { ... return value }` (plain or `export default`); inputs is the `inputs` argument. " +
+		"ctx methods (each a governed nested tool call, awaited): ctx.tool(name, args) → {output, exitCode, metadata, errorKind?}; " +
+		"ctx.tools.<name>(args); ctx.readFile(path) → file text; ctx.read(path|args) → result with .text; " +
+		"ctx.grep(pattern, opts) → output text; ctx.glob(pattern, opts) → string[] of every matching path (at most 10000); ctx.ls(path) → output text. " +
+		"A failed helper call throws; ctx.tool returns the failure. Return a JSON-serialisable value; a `summary` string in it heads the output. " +
+		"Limits (override in `limits`): timeoutMs default 30000 (600000 when `task` is allowed), at most 600000; " +
+		"maxToolCalls default 20; maxOutputBytes default 65536 (64 KiB) per nested call's output, longer output is cut. " +
+		"Plain JavaScript only: setTimeout/setInterval, fetch, process, require, import and the file system are unavailable; " +
+		"use ctx for all I/O. Example: async function run(ctx) { const files = await ctx.glob('src/**/*.ts'); " +
+		"const hits = await ctx.grep('TODO', {output_mode: 'count'}); return {summary: `${files.length} files`, hits}; }"
 }
 
 func (*Tool) Parameters() json.RawMessage {
@@ -66,9 +75,9 @@ func (*Tool) Parameters() json.RawMessage {
 		`"inputs":{"type":"object","description":"Passed to run as its second argument."},` +
 		`"allowed_tools":{"type":"array","items":{"type":"string"},"description":"Tools the script may call; default every tool except program, dynamic_workflow and parallel_task."},` +
 		`"limits":{"type":"object","properties":{` +
-		`"timeoutMs":{"type":"integer","minimum":1},` +
-		`"maxToolCalls":{"type":"integer","minimum":1},` +
-		`"maxOutputBytes":{"type":"integer","minimum":1}},"additionalProperties":false}` +
+		`"timeoutMs":{"type":"integer","minimum":1,"maximum":600000,"description":"Script timeout in ms; default 30000 (600000 when task is allowed), at most 600000."},` +
+		`"maxToolCalls":{"type":"integer","minimum":1,"description":"Nested tool calls allowed; default 20."},` +
+		`"maxOutputBytes":{"type":"integer","minimum":1,"description":"Bytes of each nested call's output the script sees; default 65536."}},"additionalProperties":false}` +
 		`},"required":["type"],"additionalProperties":false}`)
 }
 
@@ -172,6 +181,9 @@ func (t *Tool) prepare(ctx context.Context, call *kernel.Call) (*plan, error) {
 		if l.TimeoutMs != nil {
 			if *l.TimeoutMs < 1 {
 				return nil, kernel.InvalidArgument("program: limits.timeoutMs must be >= 1, got %d", *l.TimeoutMs)
+			}
+			if *l.TimeoutMs > MaxTimeout.Milliseconds() {
+				return nil, kernel.InvalidArgument("program: limits.timeoutMs must be at most %d (%d s), got %d; split the work into several programs", MaxTimeout.Milliseconds(), int(MaxTimeout.Seconds()), *l.TimeoutMs)
 			}
 			p.timeout = time.Duration(*l.TimeoutMs) * time.Millisecond
 		}

@@ -42,6 +42,7 @@ func TestProgramArgumentsRejected(t *testing.T) {
 		{"unknown_field", map[string]any{"source": okRun, "timeout": 5}, `unknown field "timeout"|'timeout' not allowed`},
 		{"unknown_allowed_tool", map[string]any{"source": okRun, "allowed_tools": []string{"read", "bash9"}}, `allowed_tools names "bash9"`},
 		{"timeout_zero", map[string]any{"source": okRun, "limits": map[string]any{"timeoutMs": 0}}, "limits.timeoutMs must be >= 1|/limits/timeoutMs: minimum"},
+		{"timeout_over_max", map[string]any{"source": okRun, "limits": map[string]any{"timeoutMs": 600001}}, "limits.timeoutMs must be at most 600000|/limits/timeoutMs: maximum"},
 		{"max_calls_zero", map[string]any{"source": okRun, "limits": map[string]any{"maxToolCalls": 0}}, "limits.maxToolCalls must be >= 1|/limits/maxToolCalls: minimum"},
 		{"max_output_negative", map[string]any{"source": okRun, "limits": map[string]any{"maxOutputBytes": -1}}, "limits.maxOutputBytes must be >= 1|/limits/maxOutputBytes: minimum"},
 		{"limits_unknown", map[string]any{"source": okRun, "limits": map[string]any{"memory": 1}}, `unknown field "memory"|'memory' not allowed`},
