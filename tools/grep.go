@@ -87,7 +87,7 @@ type lineMatcher struct {
 	// to it, e.g. [A-Z] in `[A-Z]{4,}_[A-Z]{4,}`): an occurrence of lit
 	// without them cannot be part of a match, so its line is not handed to
 	// the regexp engine.
-	before, after *byteSet
+	before, after []*byteSet
 }
 
 // byteSet is a set of byte values.
@@ -107,54 +107,88 @@ func (s *byteSet) addRange(lo, hi rune) {
 	}
 }
 
-// edgeBytes returns the bytes the first (or, with last, the final) byte of
-// every match of re is among, or nil when that is not known. A non-nil
-// answer implies re never matches the empty string.
-func edgeBytes(re *syntax.Regexp, last bool) *byteSet {
+// maxEdge caps how many bytes on each side of the literal are checked.
+const maxEdge = 8
+
+// edgeSeq returns byte sets for the bytes every match of re starts with
+// (or, with last, ends with), nearest the literal first: seq[k] holds every
+// byte that can be k bytes in from that end. fixed reports that re always
+// matches exactly len(seq) bytes, so what follows it can be appended. An
+// empty seq means nothing is known; a non-empty one implies re never
+// matches the empty string.
+func edgeSeq(re *syntax.Regexp, last bool) (seq []*byteSet, fixed bool) {
 	switch re.Op {
-	case syntax.OpCapture, syntax.OpPlus:
-		return edgeBytes(re.Sub[0], last)
+	case syntax.OpCapture:
+		return edgeSeq(re.Sub[0], last)
+	case syntax.OpPlus:
+		s, _ := edgeSeq(re.Sub[0], last)
+		return s, false
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return edgeBytes(re.Sub[0], last)
-		}
-	case syntax.OpConcat:
-		if len(re.Sub) > 0 {
-			if last {
-				return edgeBytes(re.Sub[len(re.Sub)-1], true)
-			}
-			return edgeBytes(re.Sub[0], false)
+			s, _ := edgeSeq(re.Sub[0], last)
+			return s, false
 		}
 	case syntax.OpAlternate:
 		var u byteSet
 		for _, sub := range re.Sub {
-			e := edgeBytes(sub, last)
-			if e == nil {
-				return nil
+			e, _ := edgeSeq(sub, last)
+			if len(e) == 0 {
+				return nil, false
 			}
-			for b, ok := range e {
+			for b, ok := range e[0] {
 				u[b] = u[b] || ok
 			}
 		}
-		return &u
+		return []*byteSet{&u}, false
 	case syntax.OpCharClass:
 		var s byteSet
 		for i := 0; i+1 < len(re.Rune); i += 2 {
 			s.addRange(re.Rune[i], re.Rune[i+1])
 		}
-		return &s
+		n := len(re.Rune)
+		return []*byteSet{&s}, n > 0 && re.Rune[n-1] < utf8.RuneSelf // ASCII only: one byte
 	case syntax.OpLiteral:
-		if re.Flags&syntax.FoldCase == 0 && len(re.Rune) > 0 {
-			r := re.Rune[0]
-			if last {
-				r = re.Rune[len(re.Rune)-1]
-			}
-			var s byteSet
-			s.addRange(r, r)
-			return &s
+		if re.Flags&syntax.FoldCase != 0 || slices.Contains(re.Rune, utf8.RuneError) {
+			return nil, false // U+FFFD also matches one invalid byte
 		}
+		b := []byte(string(re.Rune))
+		if last {
+			slices.Reverse(b)
+		}
+		for _, c := range b[:min(len(b), maxEdge)] {
+			var s byteSet
+			s[c] = true
+			seq = append(seq, &s)
+		}
+		return seq, len(b) <= maxEdge
+	case syntax.OpConcat:
+		pieces := slices.Clone(re.Sub)
+		if last {
+			slices.Reverse(pieces)
+		}
+		for i := 0; i < len(pieces) && len(seq) < maxEdge; i++ {
+			// x+ next to copies of x (how Simplify writes x{n,}), x one
+			// byte wide: n bytes of x.
+			if p := pieces[i]; p.Op == syntax.OpPlus {
+				if s, f := edgeSeq(p.Sub[0], last); f && len(s) == 1 {
+					for j := i; j < len(pieces) && len(seq) < maxEdge && (j == i || pieces[j].Equal(p.Sub[0])); j++ {
+						seq = append(seq, s[0])
+					}
+					return seq, false
+				}
+			}
+			s, f := edgeSeq(pieces[i], last)
+			seq = append(seq, s...)
+			if !f || len(s) == 0 {
+				return seq[:min(len(seq), maxEdge)], false
+			}
+		}
+		if len(seq) > maxEdge {
+			return seq[:maxEdge], false
+		}
+		return seq, true
 	}
-	return nil
+	return nil, false
 }
 
 func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
@@ -217,7 +251,7 @@ func requiredLiteral(re *syntax.Regexp) ([]rune, bool) {
 type reqLiteral struct {
 	runes         []rune
 	fold          bool
-	before, after *byteSet
+	before, after []*byteSet
 }
 
 func literalOf(re *syntax.Regexp) reqLiteral {
@@ -242,10 +276,10 @@ func literalOf(re *syntax.Regexp) reqLiteral {
 		// concatenation itself, so the pieces next to it touch it.
 		if k >= 0 && re.Sub[k].Op == syntax.OpLiteral {
 			if k > 0 {
-				best.before = edgeBytes(re.Sub[k-1], true)
+				best.before, _ = edgeSeq(re.Sub[k-1], true)
 			}
 			if k+1 < len(re.Sub) {
-				best.after = edgeBytes(re.Sub[k+1], false)
+				best.after, _ = edgeSeq(re.Sub[k+1], false)
 			}
 		}
 		return best
@@ -296,11 +330,18 @@ func (m *lineMatcher) index(data []byte) int {
 // neighbours reports whether the bytes around the literal found at at can
 // belong to a match (see lineMatcher.before).
 func (m *lineMatcher) neighbours(data []byte, at int) bool {
-	if m.before != nil && (at == 0 || !m.before[data[at-1]]) {
-		return false
+	for k, set := range m.before {
+		if at-1-k < 0 || !set[data[at-1-k]] {
+			return false
+		}
 	}
 	end := at + len(m.lit)
-	return m.after == nil || (end < len(data) && m.after[data[end]])
+	for k, set := range m.after {
+		if end+k >= len(data) || !set[data[end+k]] {
+			return false
+		}
+	}
+	return true
 }
 
 // scan reports each matching line (0-based index, byte start and end
@@ -593,8 +634,9 @@ func (g *Grep) scanAll(ctx context.Context, paths []string, m *lineMatcher, cont
 	}
 	workers := min(runtime.GOMAXPROCS(0), 8)
 	if workers <= 1 || len(paths) < 64 {
+		var pc workspace.Pacer // js/wasm: let the host's events (abort, timeout) in
 		for i := range paths {
-			if i%256 == 0 && ctx.Err() != nil {
+			if pc.Check(ctx) != nil {
 				break
 			}
 			one(i)
