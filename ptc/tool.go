@@ -17,11 +17,11 @@ import (
 
 // Defaults and bounds (REFERENCE.md §2.13).
 const (
-	DefaultTimeout        = 30 * time.Second
-	DefaultTaskTimeout    = 600 * time.Second // when `task` is allowed
+	DefaultTimeout     = 30 * time.Second
+	DefaultTaskTimeout = 600 * time.Second // when `task` is allowed
 	// MaxTimeout bounds limits.timeoutMs: the longest REFERENCE.md allows
 	// (600 s, the default when `task` is allowed).
-	MaxTimeout = 600 * time.Second
+	MaxTimeout            = 600 * time.Second
 	DefaultMaxToolCalls   = 20
 	DefaultMaxOutputBytes = 64 << 10
 	// SettleGrace is how long an engine may take to stop after its context
