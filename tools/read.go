@@ -240,8 +240,9 @@ func (r *Read) batch(ctx context.Context, a readArgs) (*kernel.Result, error) {
 		}
 		fs[i] = &fileState{spec: f, name: name, offset: off, limit: lim, limited: f.Limit != nil, status: "pending"}
 	}
+	var pc workspace.Pacer
 	for _, f := range fs {
-		if err := ctx.Err(); err != nil {
+		if err := pc.Check(ctx); err != nil {
 			return nil, err
 		}
 		lr, err := r.ws.ReadLines(ctx, f.spec.Path, f.offset, f.limit)

@@ -354,6 +354,16 @@ func (w *Workspace) Walk(ctx context.Context, p string, fn WalkFunc) error {
 	if err := w.need("walk", name, w.caps.Read, "read"); err != nil {
 		return err
 	}
+	// Pace every entry, whichever driver walks: a walk of a large tree
+	// stays cancellable, and under js/wasm lets the host run its events.
+	var pc Pacer
+	user := fn
+	fn = func(p string, e Entry) error {
+		if err := pc.Tick(ctx); err != nil {
+			return err
+		}
+		return user(p, e)
+	}
 	if wk, ok := w.d.(Walker); ok {
 		err := wk.Walk(ctx, name, fn)
 		if errors.Is(err, fs.SkipAll) {

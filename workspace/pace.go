@@ -1,0 +1,44 @@
+package workspace
+
+import (
+	"context"
+	"time"
+)
+
+// Pacer keeps a long CPU-bound loop (a walk, grep's files, a batch of
+// reads) cancellable. Under js/wasm a goroutine that never blocks never
+// gives the JS event loop a turn, so an AbortSignal, a Go timer (the
+// kernel's tool timeout) or a context cancellation cannot take effect until
+// the loop ends. Calling Tick once per unit of work fixes that: every
+// pacerStride ticks it checks the context, and under js/wasm, once about
+// YieldEvery of work has passed since the last yield, it sleeps briefly so
+// the host runs its pending events first (natively it only checks ctx:
+// goroutines are preempted there). The zero Pacer is ready to use; a Pacer
+// belongs to one loop (one goroutine).
+type Pacer struct {
+	n    uint32
+	last time.Time // js/wasm: when it last yielded (zero: not yet)
+}
+
+// pacerStride is how many ticks pass between clock and context checks: a
+// tick is meant to be cheap (a counter increment) for loops over many
+// small items.
+const pacerStride = 64
+
+// Tick records one unit of work. It returns ctx.Err() once the context is
+// done (checked every pacerStride ticks), nil otherwise.
+func (p *Pacer) Tick(ctx context.Context) error {
+	p.n++
+	if p.n%pacerStride != 0 {
+		return nil
+	}
+	p.yield()
+	return ctx.Err()
+}
+
+// Check is Tick for a loop whose every unit is large (a whole file): it
+// checks the clock and the context on every call.
+func (p *Pacer) Check(ctx context.Context) error {
+	p.yield()
+	return ctx.Err()
+}
