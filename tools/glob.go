@@ -25,6 +25,7 @@ func (*Glob) Description() string {
 		"directory, `**` crosses directories, `{a,b}` and `[abc]` are alternatives (e.g. `**/*.go`, `src/**/*.{ts,tsx}`). Output: one workspace-relative " +
 		"path per line, then `(X of Y file(s) shown)`, and a `cursor=` line when more remain (limit: default 200, maximum 1000). " +
 		"sort=backend (default) keeps the workspace's walk order; sort=path sorts lexically: use it when paging so pages are stable. " +
+		"`\\` counts as `/` (src\\*.ts is src/*.ts); match a literal metacharacter with a class such as [*]. " +
 		"No match is not an error: the output says \"No files found matching pattern\"."
 }
 func (*Glob) Parameters() json.RawMessage {
