@@ -111,7 +111,8 @@ func (w *Workspace) Stat(ctx context.Context, p string) (Entry, error) {
 }
 
 // ReadFile returns a file's bytes and version. The slice must not be
-// modified.
+// modified. A path written as a directory ("a.txt/") that names a file is
+// ErrNotDir, as in POSIX; ReadLines does the same.
 func (w *Workspace) ReadFile(ctx context.Context, p string) ([]byte, Version, error) {
 	name, err := w.resolveRead(ctx, "read", p)
 	if err != nil {
@@ -177,7 +178,9 @@ func SliceLines(data []byte, offset, limit int) LineRange {
 }
 
 // WriteFile replaces (or creates) a file, creating parent directories.
-// The driver may keep data: do not modify it after the call.
+// The driver may keep data: do not modify it after the call. A path written
+// as a directory ("x/", "x/.") or the root is refused (ResolveFile); so it
+// is by every operation that writes a file.
 func (w *Workspace) WriteFile(ctx context.Context, p string, data []byte) (Version, error) {
 	name, err := w.resolveFile(ctx, "write", p)
 	if err != nil {
