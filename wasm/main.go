@@ -126,8 +126,9 @@ func main() {
 		if len(args) > 1 && args[1].Type() == js.TypeNumber {
 			sub = args[1].Int()
 		}
-		return jsbridge.Promise(func() (any, error) {
-			v, err := sessions.NextEvents(context.Background(), id, sub)
+		return jsbridge.Promise(func() (v any, err error) {
+			defer guard(&err)
+			v, err = sessions.NextEvents(context.Background(), id, sub)
 			if err != nil {
 				return nil, coded(err)
 			}
