@@ -356,7 +356,7 @@ export interface Session {
   patchFile(path: string, diff: string, opts?: CallOptions): Promise<ToolResult>;
   ls(path?: string, opts?: CallOptions): Promise<ToolResult>;
   ls(opts: LsOptions): Promise<ToolResult>;
-  /** `glob`: the matching paths. */
+  /** `glob`: every matching path, sorted, up to 10,000 (more rejects TOOL_FAILED; page with tool('glob', {pattern, cursor}) instead). */
   glob(pattern: string, opts?: CallOptions): Promise<string[]>;
   /** `grep` (content mode): its output. */
   grep(pattern: string, opts?: CallOptions): Promise<string>;
