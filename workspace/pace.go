@@ -10,14 +10,16 @@ import (
 // gives the JS event loop a turn, so an AbortSignal, a Go timer (the
 // kernel's tool timeout) or a context cancellation cannot take effect until
 // the loop ends. Calling Tick once per unit of work fixes that: every
-// pacerStride ticks it checks the context, and under js/wasm, once about
-// YieldEvery of work has passed since the last yield, it sleeps briefly so
-// the host runs its pending events first (natively it only checks ctx:
-// goroutines are preempted there). The zero Pacer is ready to use; a Pacer
+// pacerStride ticks it checks the context, and under js/wasm, every
+// YieldEvery of work it lets other goroutines run (Go timers fire: the
+// kernel's tool timeout, a program's deadline) and every HostYieldEvery it
+// returns to the JS event loop (AbortSignal and other host events are
+// delivered). Natively it only checks ctx: goroutines are preempted there. The zero Pacer is ready to use; a Pacer
 // belongs to one loop (one goroutine).
 type Pacer struct {
-	n    uint32
-	last time.Time // js/wasm: when it last yielded (zero: not yet)
+	n        uint32
+	last     time.Time // js/wasm: when it last gave way (zero: not yet)
+	lastHost time.Time // js/wasm: when it last returned to the host event loop
 }
 
 // pacerStride is how many ticks pass between clock and context checks: a

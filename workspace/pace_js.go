@@ -2,26 +2,47 @@
 
 package workspace
 
-import "time"
+import (
+	"runtime"
+	"time"
+)
 
-// YieldEvery is how much work a Pacer lets pass between yields to the
-// host event loop (RATIONALE.md: "How does a long grep stay cancellable
-// under js/wasm?").
-const YieldEvery = 20 * time.Millisecond
+// YieldEvery is how much work a Pacer lets pass before other goroutines
+// get a turn (Go timers, such as the kernel's tool timeout, fire then), and
+// HostYieldEvery before the JS event loop gets one (RATIONALE.md: "How does
+// a long grep stay cancellable under js/wasm?").
+const (
+	YieldEvery     = 20 * time.Millisecond
+	HostYieldEvery = 100 * time.Millisecond
+)
 
-// yield sleeps for a moment once YieldEvery has passed since the last
-// yield. Under js/wasm a positive sleep parks the goroutine; with nothing
-// else runnable the Go scheduler returns to the JS event loop, which runs
-// due timers and events (AbortSignal listeners, the kernel's timeout)
-// before the sleep's own timer resumes the loop.
+// hostPause is the sleep that returns to the JS event loop. A shorter one
+// can be due before the scheduler goes idle, and then it never leaves Go
+// (measured: 1 ns and 1 µs sleeps never let a due setTimeout run; 200 µs
+// did). The resume is a setTimeout anyway, clamped to >= 1 ms by Node and
+// to >= 4 ms by browsers once nested.
+const hostPause = time.Millisecond
+
+// yield gives way when YieldEvery has passed since it last did:
+// runtime.Gosched (cheap; due Go timers run) or, every HostYieldEvery, a
+// sleep that parks the goroutine so the Go scheduler, idle, returns to the
+// JS event loop, which runs due timers and events before the sleep's own
+// timer resumes the loop.
 func (p *Pacer) yield() {
+	now := time.Now()
 	if p.last.IsZero() {
-		p.last = time.Now()
+		p.last, p.lastHost = now, now
 		return
 	}
-	if time.Since(p.last) < YieldEvery {
+	if now.Sub(p.last) < YieldEvery {
 		return
 	}
-	time.Sleep(time.Microsecond)
+	if now.Sub(p.lastHost) >= HostYieldEvery {
+		time.Sleep(hostPause)
+		p.lastHost = time.Now()
+		p.last = p.lastHost
+		return
+	}
+	runtime.Gosched()
 	p.last = time.Now()
 }
