@@ -9,8 +9,9 @@ import (
 )
 
 // BenchmarkInvoke compares one call of a trivial tool: Execute directly,
-// through the kernel with the zero governance, and through the kernel with
-// every gate configured (a pre- and post-hook, a permission policy, a
+// through the kernel with nothing configured but the permission checker
+// off (the zero policy would deny the agent call), and through the kernel
+// with every gate configured (a pre- and post-hook, a permission policy, a
 // budget guard and a sanitiser). Read the results side by side, as ratios.
 func BenchmarkInvoke(b *testing.B) {
 	args := json.RawMessage(`{"msg":"hello","file_path":"src/a.go"}`)
@@ -38,7 +39,7 @@ func BenchmarkInvoke(b *testing.B) {
 			}
 		}
 	})
-	for name, g := range map[string]kernel.Governance{"kernel-zero": {}, "kernel-full": full} {
+	for name, g := range map[string]kernel.Governance{"kernel-zero": {Permission: kernel.PermissionPolicy{Disabled: true}}, "kernel-full": full} {
 		b.Run(name, func(b *testing.B) {
 			reg := kernel.NewRegistry()
 			reg.RegisterBuiltin(newEffect("fx"))

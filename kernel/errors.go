@@ -148,8 +148,11 @@ func InvalidArgument(format string, args ...any) *Error {
 }
 
 // KindOf derives the structured kind of an error: an *Error's own kind;
-// workspace conflicts, missing paths and path violations; context
-// cancellation and deadlines. It returns nil for an unclassified error.
+// workspace conflicts, missing paths, path violations and path-shape errors
+// (a directory where a file was wanted, or the reverse: invalid_argument);
+// context cancellation and deadlines. It returns nil for an unclassified
+// error (the kernel then gives the failed result invalid_argument with the
+// tool's message).
 func KindOf(err error) *ErrorKind {
 	if err == nil {
 		return nil
@@ -164,6 +167,13 @@ func KindOf(err error) *ErrorKind {
 		return &ErrorKind{Type: ErrVersionConflict, Path: ce.Path, Expected: string(ce.Expected), Actual: string(ce.Actual)}
 	}
 	var pe *workspace.PathError
+	if errors.Is(err, workspace.ErrConflict) {
+		k := &ErrorKind{Type: ErrVersionConflict}
+		if errors.As(err, &pe) {
+			k.Path = pe.Path
+		}
+		return k
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		k := &ErrorKind{Type: ErrNotFound}
 		if errors.As(err, &pe) {
@@ -171,7 +181,11 @@ func KindOf(err error) *ErrorKind {
 		}
 		return k
 	}
-	if errors.Is(err, workspace.ErrPathEscape) || errors.Is(err, workspace.ErrInvalidPath) {
+	if errors.Is(err, workspace.ErrPathEscape) || errors.Is(err, workspace.ErrInvalidPath) ||
+		errors.Is(err, workspace.ErrIsDir) || errors.Is(err, workspace.ErrNotDir) || errors.Is(err, fs.ErrExist) ||
+		errors.Is(err, fs.ErrInvalid) {
+		// Path-shape errors: the call named a directory where a file was
+		// wanted (or the reverse), or a path that already exists.
 		return &ErrorKind{Type: ErrInvalidArgument, Message: err.Error()}
 	}
 	if errors.Is(err, workspace.ErrUnsupported) {

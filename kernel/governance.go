@@ -7,9 +7,13 @@ import (
 )
 
 // Governance is the policy the kernel enforces (REFERENCE.md §3.2). The
-// zero value is valid: no timeout, permission policy disabled (everything
-// allowed), no confirmation manager, no hooks, no budget guard, no
-// sanitiser, no skill restriction, no queue, default artifact limits.
+// zero value is valid and is REFERENCE's default: no timeout, a permission
+// policy with no rules whose default decision is ask, and no confirmation
+// manager, so ask means deny. Trusted host calls (and the nested calls of
+// built-in orchestrators under them) skip the gate and run; agent, nested
+// and governed host calls are denied until a policy allows them or a
+// confirmation manager answers. No hooks, no budget guard, no sanitiser,
+// no skill restriction, no queue, default artifact limits.
 //
 // Every callback (hooks, confirmer, budget guard) takes a context and may be
 // slow or fail: the kernel bounds each one with its timeout, and a callback
@@ -88,7 +92,8 @@ const (
 )
 
 // PermissionPolicy is a rule set over tool names and argument patterns.
-// Enabled false (the zero value) allows everything.
+// The zero value is on, with no rules and default decision ask; Disabled
+// allows everything.
 //
 // A rule is `*`, a tool-name glob (`write`, `mcp__*`), or a tool-name glob
 // with an argument pattern in parentheses:
@@ -99,9 +104,18 @@ const (
 //	                         path, pattern, url, query) matches src/**
 //
 // Tool names compare case-insensitively; paths match with doublestar
-// globs, commands with `*` matching anything. Precedence: deny > allow >
-// ask; a call no rule matches gets DefaultDecision ("" means ask).
+// globs, commands with `*` matching anything. Paths are every path the
+// call touches (file_path, path, files[].path), normalised by
+// workspace.Resolve; see Decide. Precedence: deny > allow > ask; a call no
+// rule matches gets DefaultDecision ("" means ask). Invalid rules are
+// refused by Validate (kernel.New calls it).
 type PermissionPolicy struct {
+	// Disabled turns the checker off: every call is allowed (upstream's
+	// enabled: false). The zero value is on.
+	Disabled bool `json:"-"`
+	// Enabled is ignored: the policy is on unless Disabled. It stays so
+	// existing callers compile; a caller mapping upstream's
+	// enabled: false must set Disabled.
 	Enabled         bool     `json:"enabled"`
 	Deny            []string `json:"deny,omitempty"`
 	Allow           []string `json:"allow,omitempty"`
@@ -214,6 +228,9 @@ type HookResponse struct {
 
 // HookHandler runs a hook. An error, or no answer within the hook's
 // timeout, denies a pre_tool_use call; post_tool_use failures are ignored.
+// A post_tool_use hook answering block (or retry) cannot undo the call: the
+// result becomes a hook_denied failure whose output says the side effect,
+// if any, has happened; the tool's output and metadata are withheld.
 type HookHandler func(ctx context.Context, req HookRequest) (HookResponse, error)
 
 // Hook is one registered hook. Timeout 0 means 5 s.
@@ -270,11 +287,22 @@ func (f BudgetGuardFunc) CheckBeforeTool(ctx context.Context, req BudgetRequest)
 	return f(ctx, req)
 }
 
-// SecurityProvider cleans text that leaves a tool: outputs, streamed
-// deltas and the reasons inside error kinds. It must be fast and safe for
-// concurrent use.
+// SecurityProvider cleans every string the kernel hands back or
+// publishes: outputs, streamed deltas, the string fields of error kinds,
+// every string (and map key) inside result metadata, and the arguments in
+// event payloads and pending confirmations. It must be fast and safe for
+// concurrent use. Hooks, confirmers and budget guards see the real
+// arguments: they are policy, not audience.
 type SecurityProvider interface {
 	Sanitize(text string) string
+}
+
+// BatchSanitizer may be implemented by a SecurityProvider that cleans many
+// strings in one go (a JS sanitiser behind one host round trip): the
+// kernel then hands over all the strings of one result's metadata, or of
+// one argument object, at once. It returns a slice of the same length.
+type BatchSanitizer interface {
+	SanitizeAll(texts []string) []string
 }
 
 // SanitizerFunc adapts a function to SecurityProvider.

@@ -148,8 +148,19 @@ type fixture struct {
 }
 
 // newKernel builds a kernel over the given tools (registered as built-ins
-// unless listed in dynamic) with g as governance.
+// unless listed in dynamic) with g as governance. A test of another stage
+// that sets no permission policy gets allowAll (the zero policy denies
+// agent calls: see newKernelExact and the zero-governance cases).
 func newKernel(t *testing.T, g kernel.Governance, tools []kernel.Tool, dynamic ...kernel.Tool) *fixture {
+	t.Helper()
+	if p := g.Permission; !p.Disabled && !p.Enabled && p.DefaultDecision == "" && len(p.Deny)+len(p.Allow)+len(p.Ask) == 0 {
+		g.Permission = allowAll
+	}
+	return newKernelExact(t, g, tools, dynamic...)
+}
+
+// newKernelExact is newKernel with g as given.
+func newKernelExact(t *testing.T, g kernel.Governance, tools []kernel.Tool, dynamic ...kernel.Tool) *fixture {
 	t.Helper()
 	reg := kernel.NewRegistry()
 	for _, tl := range tools {

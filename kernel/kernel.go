@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 // ErrClosed is returned by Invoke after Close.
@@ -92,10 +93,8 @@ func New(cfg Config) (*Kernel, error) {
 	default:
 		return nil, fmt.Errorf("kernel: confirmation timeoutAction %q: want %q or %q", g.Confirmation.TimeoutAction, TimeoutReject, TimeoutAutoApprove)
 	}
-	switch g.Permission.DefaultDecision {
-	case "", DecisionAllow, DecisionDeny, DecisionAsk:
-	default:
-		return nil, fmt.Errorf("kernel: permission defaultDecision %q: want allow, deny or ask", g.Permission.DefaultDecision)
+	if err := g.Permission.Validate(); err != nil {
+		return nil, fmt.Errorf("kernel: %w", err)
 	}
 	root, cancel := context.WithCancel(context.Background())
 	k := &Kernel{cfg: cfg, root: root, cancel: cancel, active: map[string]activeEntry{},
@@ -136,6 +135,9 @@ func (k *Kernel) registerHook(h Hook) error {
 	if h.Timeout < 0 {
 		return fmt.Errorf("hook %q: negative timeout", h.ID)
 	}
+	if err := h.Matcher.Validate(); err != nil {
+		return fmt.Errorf("hook %q: %w", h.ID, err)
+	}
 	k.gmu.Lock()
 	defer k.gmu.Unlock()
 	k.hooks = slices.DeleteFunc(k.hooks, func(o Hook) bool { return o.ID == h.ID })
@@ -161,7 +163,11 @@ func (k *Kernel) pendingConfirmations() []PendingConfirmation {
 	if k.confirm == nil {
 		return []PendingConfirmation{}
 	}
-	return k.confirm.list()
+	l := k.confirm.list()
+	for i := range l {
+		l[i].Args = k.publicArgs(l[i].Args)
+	}
+	return l
 }
 
 func (k *Kernel) confirmToolUse(id string, approved bool, reason string) bool {
@@ -270,6 +276,15 @@ type invocation struct {
 	args json.RawMessage
 	sc   scope
 	lc   lifecycle
+	pub  json.RawMessage // args as events show them; nil until needed
+}
+
+// pubArgs is the argument object cleaned for events.
+func (v *invocation) pubArgs() json.RawMessage {
+	if v.pub == nil {
+		v.pub = v.k.publicArgs(v.args)
+	}
+	return v.pub
 }
 
 func (v *invocation) ev(typ string, payload map[string]any) {
@@ -340,13 +355,17 @@ func (v *invocation) run(ctx context.Context) *Result {
 		delete(k.active, v.id)
 		k.mu.Unlock()
 	}()
-	v.ev(EventToolExecutionStart, map[string]any{"id": v.id, "name": v.name, "args": v.args})
+	v.ev(EventToolExecutionStart, map[string]any{"id": v.id, "name": v.name, "args": v.pubArgs()})
 	res := v.execute(ctx, inSlot, start)
-	// 8. Sanitise, cut to the artifact store, post-hooks, one terminal state.
-	res.Output = k.sanitize(res.Output)
-	v.sanitizeKind(res.ErrorKind)
+	// 8. Every failure has a kind; sanitise; cut output and bound metadata
+	// to the artifact store; post-hooks; one terminal state.
+	if res.ExitCode != 0 && res.ErrorKind == nil {
+		res.ErrorKind = unclassified(res.Output)
+	}
+	k.sanitizeResult(res)
 	k.cutOutput(v.name, res)
-	v.postHooks(ctx, res)
+	k.boundMetadata(v.name, res)
+	res = v.postHooks(ctx, res)
 	state := StateCompleted
 	switch {
 	case res.ExitCode == 0:
@@ -374,7 +393,7 @@ func (v *invocation) finish(res *Result, state State) *Result {
 		res.ExitCode = 1
 	}
 	v.lc.to(state)
-	p := map[string]any{"id": v.id, "name": v.name, "args": v.args, "output": res.Output, "exit_code": res.ExitCode}
+	p := map[string]any{"id": v.id, "name": v.name, "args": v.pubArgs(), "output": res.Output, "exit_code": res.ExitCode}
 	if res.Metadata != nil {
 		p["metadata"] = res.Metadata
 	}
@@ -392,7 +411,7 @@ func (v *invocation) reject(e *Error, d *denial) *Result {
 	var res *Result
 	if d != nil {
 		reason := k.sanitize(d.reason)
-		v.ev(EventPermissionDenied, map[string]any{"tool_id": v.id, "tool_name": v.name, "args": v.args, "reason": reason})
+		v.ev(EventPermissionDenied, map[string]any{"tool_id": v.id, "tool_name": v.name, "args": v.pubArgs(), "reason": reason})
 		kind := &ErrorKind{Type: ErrHookDenied, Reason: reason, Retryable: d.retryable, RetryAfterMs: d.retryAfter.Milliseconds()}
 		out := fmt.Sprintf("Tool %s was denied: %s", v.name, reason)
 		if d.retryable {
@@ -401,8 +420,8 @@ func (v *invocation) reject(e *Error, d *denial) *Result {
 		res = &Result{Output: out, ExitCode: 1, ErrorKind: kind}
 	} else {
 		kd := e.Kind
-		res = &Result{Output: k.sanitize(e.Error()), ExitCode: 1, ErrorKind: &kd}
-		v.sanitizeKind(res.ErrorKind)
+		res = &Result{Output: e.Error(), ExitCode: 1, ErrorKind: &kd}
+		k.sanitizeResult(res)
 	}
 	return v.finish(res, StateRejected)
 }
@@ -413,12 +432,25 @@ func (v *invocation) cancelled(ctx context.Context, op string) *Result {
 	return v.finish(&Result{Output: out, ExitCode: 1, ErrorKind: kind}, StateCancelled)
 }
 
-func (v *invocation) sanitizeKind(kd *ErrorKind) {
-	if kd == nil || v.k.cfg.Security == nil {
-		return
+// unclassified is the kind of a failure that came back without one. The
+// kernel cannot tell why the tool failed; invalid_argument{message} is the
+// only kind that carries the tool's own words, and a failure the tool
+// reports without a kind is, in this tool set, a refusal of the request
+// (REFERENCE.md §3.6 has no "internal" kind). Panics and missing results
+// are the kernel's own finding and are marked as such in the message.
+func unclassified(output string) *ErrorKind {
+	msg := output
+	if len(msg) > MaxSchemaErrorBytes {
+		cut := MaxSchemaErrorBytes
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut] + "…"
 	}
-	kd.Reason = v.k.sanitize(kd.Reason)
-	kd.Message = v.k.sanitize(kd.Message)
+	if msg == "" {
+		msg = "the tool failed without saying why"
+	}
+	return &ErrorKind{Type: ErrInvalidArgument, Message: msg}
 }
 
 // bounded runs f with a timeout, recovering panics. It returns
@@ -500,6 +532,7 @@ func (v *invocation) preHooks(ctx context.Context) (*denial, *Error) {
 				return nil, e
 			}
 			v.args = append(json.RawMessage(nil), r.Modified...)
+			v.pub = nil
 		}
 		if r.Action == HookSkip {
 			break
@@ -515,17 +548,35 @@ func reasonOr(r, def string) string {
 	return def
 }
 
-// postHooks runs the matching post_tool_use hooks; their failures are
-// ignored (the call already happened).
-func (v *invocation) postHooks(ctx context.Context, res *Result) {
+// postHooks runs the matching post_tool_use hooks; their failures and
+// timeouts are ignored (the call already happened). A hook answering block
+// or retry cannot undo the call; it withholds the result: the call ends as
+// a hook_denied failure whose output says the side effect, if any, has
+// happened. Later hooks do not run.
+func (v *invocation) postHooks(ctx context.Context, res *Result) *Result {
 	for _, h := range v.k.hooksFor(HookPostToolUse, v.name, v.args) {
 		cp := *res
 		req := HookRequest{Event: HookPostToolUse, ToolID: v.id, ToolName: v.name, Args: v.args, Origin: v.sc.origin, ParentID: v.sc.parent, Result: &cp}
 		r, err, _ := bounded(ctx, orDefault(h.Timeout, DefaultHookTimeout), func(c context.Context) (HookResponse, error) { return h.Handler(c, req) })
-		if err == nil && r.Action == HookSkip {
-			return
+		if err != nil {
+			continue
+		}
+		switch r.Action {
+		case HookSkip:
+			return res
+		case HookBlock, HookRetry:
+			reason := v.k.sanitize(reasonOr(r.Reason, "blocked by post_tool_use hook "+h.ID))
+			effect := "its side effect, if any, has happened"
+			if res.ExitCode != 0 {
+				effect = "the call had failed"
+			}
+			out := fmt.Sprintf("Tool %s ran, but post_tool_use hook %s withheld its result: %s (%s; a post-hook cannot undo it)", v.name, h.ID, reason, effect)
+			return &Result{Output: out, ExitCode: 1,
+				ErrorKind: &ErrorKind{Type: ErrHookDenied, Reason: reason},
+				Metadata:  map[string]any{"post_hook_blocked": map[string]any{"hook_id": h.ID, "reason": reason, "tool_exit_code": res.ExitCode}}}
 		}
 	}
+	return res
 }
 
 // gate is the safety gate for untrusted origins: skill restriction,
@@ -559,7 +610,7 @@ func (v *invocation) confirm(ctx context.Context) *denial {
 		return &denial{reason: fmt.Sprintf("tool %s needs confirmation and no confirmation manager is configured", v.name)}
 	}
 	to := orDefault(g.Confirmation.DefaultTimeout, DefaultConfirmationTimeout)
-	v.ev(EventConfirmationRequired, map[string]any{"tool_id": v.id, "tool_name": v.name, "args": v.args, "timeout_ms": to.Milliseconds()})
+	v.ev(EventConfirmationRequired, map[string]any{"tool_id": v.id, "tool_name": v.name, "args": v.pubArgs(), "timeout_ms": to.Milliseconds()})
 	req := ConfirmRequest{ToolID: v.id, ToolName: v.name, Args: v.args, Origin: v.sc.origin, ParentID: v.sc.parent, Timeout: to}
 	var d ConfirmDecision
 	var err error
@@ -617,9 +668,9 @@ func (v *invocation) checkBudget(ctx context.Context) *denial {
 		return &denial{reason: fmt.Sprintf("Budget exhausted: the budget guard failed: %v", err)}
 	}
 	hit := func(kind string) {
-		p := map[string]any{"resource": d.Resource, "kind": kind, "consumed": d.Consumed, "limit": d.Limit}
+		p := map[string]any{"resource": k.sanitize(d.Resource), "kind": kind, "consumed": d.Consumed, "limit": d.Limit}
 		if d.Message != "" {
-			p["message"] = d.Message
+			p["message"] = k.sanitize(d.Message)
 		}
 		v.ev(EventBudgetThresholdHit, p)
 	}
@@ -724,7 +775,8 @@ func (v *invocation) execute(ctx context.Context, inSlot bool, start time.Time) 
 func runTool(ctx context.Context, t Tool, call *Call) (res *Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			res, err = nil, fmt.Errorf("tool %s panicked: %v", call.Name, r)
+			msg := fmt.Sprintf("internal error: tool %s panicked: %v", call.Name, r)
+			res, err = nil, &Error{Kind: ErrorKind{Type: ErrUnsupported, Message: msg}, Msg: msg}
 		}
 	}()
 	if err := ctx.Err(); err != nil {
@@ -732,7 +784,8 @@ func runTool(ctx context.Context, t Tool, call *Call) (res *Result, err error) {
 	}
 	res, err = t.Execute(ctx, call)
 	if err == nil && res == nil {
-		err = fmt.Errorf("tool %s returned no result", call.Name)
+		msg := fmt.Sprintf("internal error: tool %s returned no result", call.Name)
+		err = &Error{Kind: ErrorKind{Type: ErrUnsupported, Message: msg}, Msg: msg}
 	}
 	return res, err
 }

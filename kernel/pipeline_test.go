@@ -59,7 +59,20 @@ func TestStages(t *testing.T) {
 		wantOut  string   // substring of the output
 		events   []string // must appear for the invocation
 		noEvents []string // must not appear
+		// zeroPolicy keeps a zero permission policy; otherwise a case that
+		// sets none gets allowAll, so it tests its own stage.
+		zeroPolicy bool
 	}{
+		{name: "zero governance: agent call asks, no manager, denied", args: `{"msg":"x"}`, zeroPolicy: true,
+			wantKind: kernel.ErrHookDenied, wantOut: "no confirmation manager", events: []string{kernel.EventPermissionDenied}},
+		{name: "zero governance: governed host call denied", args: `{"msg":"x"}`, zeroPolicy: true, origin: kernel.OriginHostGoverned,
+			wantKind: kernel.ErrHookDenied, wantOut: "no confirmation manager"},
+		{name: "zero governance: nested call denied", args: `{"msg":"x"}`, zeroPolicy: true, origin: kernel.OriginNested,
+			wantKind: kernel.ErrHookDenied, wantOut: "no confirmation manager"},
+		{name: "zero governance: trusted host call runs", args: `{"msg":"x"}`, zeroPolicy: true, origin: kernel.OriginHostTrusted, wantRuns: 1},
+		{name: "zero policy with confirmation enabled asks the in-kernel manager", args: `{"msg":"x"}`, zeroPolicy: true,
+			g:        kernel.Governance{Confirmation: kernel.ConfirmationPolicy{Enabled: true, DefaultTimeout: 30 * time.Millisecond}},
+			wantKind: kernel.ErrHookDenied, wantOut: "timed out after 30 ms", events: []string{kernel.EventConfirmationRequired, kernel.EventConfirmationTimeout}},
 		{name: "valid call runs", args: `{"msg":"hi"}`, wantRuns: 1, wantOut: "hi",
 			events: []string{kernel.EventToolRequestBound, kernel.EventToolExecutionStart, kernel.EventToolEnd}},
 		{name: "schema: missing required", args: `{}`, wantKind: kernel.ErrInvalidArgument, wantOut: "msg",
@@ -93,7 +106,7 @@ func TestStages(t *testing.T) {
 		{name: "skill restriction off by default", args: `{"msg":"x"}`, wantRuns: 1, g: kernel.Governance{SkillRestriction: kernel.SkillRestriction{AllowedTools: []string{"other"}}}},
 		{name: "skill restriction on", args: `{"msg":"x"}`, wantKind: kernel.ErrHookDenied, wantOut: "active skill",
 			g: kernel.Governance{SkillRestriction: kernel.SkillRestriction{Enabled: true, AllowedTools: []string{"other"}}}},
-		{name: "permission disabled allows", args: `{"msg":"x"}`, wantRuns: 1, g: kernel.Governance{Permission: kernel.PermissionPolicy{Deny: []string{"*"}}}},
+		{name: "permission disabled allows", args: `{"msg":"x"}`, wantRuns: 1, g: kernel.Governance{Permission: kernel.PermissionPolicy{Disabled: true, Deny: []string{"*"}}}},
 		{name: "permission deny", args: `{"msg":"x"}`, wantKind: kernel.ErrHookDenied, wantOut: "permission rule",
 			g: kernel.Governance{Permission: kernel.PermissionPolicy{Enabled: true, Deny: []string{"fx"}, Allow: []string{"*"}}}, events: []string{kernel.EventPermissionDenied}},
 		{name: "permission deny beats allow", args: `{"msg":"x","file_path":"src/a.go"}`, wantKind: kernel.ErrHookDenied,
@@ -150,6 +163,9 @@ func TestStages(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			fx := newEffect("fx")
 			f := newKernel(t, tc.g, []kernel.Tool{fx})
+			if tc.zeroPolicy {
+				f = newKernelExact(t, tc.g, []kernel.Tool{fx})
+			}
 			origin := tc.origin
 			if origin == "" {
 				origin = kernel.OriginAgent

@@ -2,39 +2,102 @@ package kernel
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/a3s-lab/code-wasm/workspace"
 )
 
-// argStrings returns the top-level string arguments of a call; malformed
-// arguments give an empty map (the call is rejected by validation anyway).
-func argStrings(args json.RawMessage) map[string]string {
+// callArgs is what the permission rules and hook matchers see of a call:
+// its top-level string arguments and every workspace path it touches.
+type callArgs struct {
+	str map[string]string
+	// paths are the touched paths as the workspace resolver normalises
+	// them: file_path, path, and files[].path.
+	paths []string
+	// unresolved counts touched paths the resolver refuses (escape,
+	// absolute, drive letter, control characters).
+	unresolved int
+}
+
+// parseArgs reads a call's arguments; malformed arguments give an empty
+// view (the call is rejected by validation anyway).
+func parseArgs(args json.RawMessage) callArgs {
 	var m map[string]any
 	if json.Unmarshal(args, &m) != nil {
-		return nil
+		return callArgs{}
 	}
-	out := make(map[string]string, len(m))
+	a := callArgs{str: make(map[string]string, len(m))}
 	for k, v := range m {
 		if s, ok := v.(string); ok {
-			out[k] = s
+			a.str[k] = s
 		}
 	}
-	return out
-}
-
-// pathArg is the path a call acts on: file_path, else path.
-func pathArg(a map[string]string) (string, bool) {
-	if p, ok := a["file_path"]; ok {
-		return p, true
+	add := func(p string) {
+		if r, err := workspace.Resolve(p); err == nil {
+			a.paths = append(a.paths, r)
+		} else {
+			a.unresolved++
+		}
 	}
-	p, ok := a["path"]
-	return p, ok
+	for _, k := range []string{"file_path", "path"} {
+		if s, ok := a.str[k]; ok {
+			add(s)
+		}
+	}
+	if fs, ok := m["files"].([]any); ok {
+		for _, f := range fs {
+			if fm, ok := f.(map[string]any); ok {
+				if s, ok := fm["path"].(string); ok {
+					add(s)
+				}
+			}
+		}
+	}
+	return a
 }
 
-// mainArg is the argument a bare rule pattern is matched against.
+// touches reports whether the call names any workspace path.
+func (a callArgs) touches() bool { return len(a.paths)+a.unresolved > 0 }
+
+// pathMatch says how a path pattern meets a call's touched paths. For a
+// deny (or ask) rule any touched path matching is enough, and a path the
+// resolver refuses counts as matching: a deny rule must not be bypassed
+// by a spelling the workspace would refuse anyway. For an allow rule every
+// touched path must match, and an unresolvable path never does.
+func (a callArgs) pathMatch(f func(string) bool, conservative bool) bool {
+	if !a.touches() {
+		return false
+	}
+	if conservative {
+		if a.unresolved > 0 {
+			return true
+		}
+		for _, p := range a.paths {
+			if f(p) {
+				return true
+			}
+		}
+		return false
+	}
+	if a.unresolved > 0 {
+		return false
+	}
+	for _, p := range a.paths {
+		if !f(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// mainArg is the argument a bare rule pattern is matched against when the
+// call touches no path.
 func mainArg(a map[string]string) (string, bool) {
-	for _, k := range []string{"command", "file_path", "path", "pattern", "url", "query"} {
+	for _, k := range []string{"command", "pattern", "url", "query"} {
 		if v, ok := a[k]; ok {
 			return v, true
 		}
@@ -74,36 +137,73 @@ func wildcard(p, s string) bool {
 	return pi == len(p)
 }
 
-// matchPath matches a workspace path against a doublestar glob, after the
-// lexical clean-up the resolver does (leading "./" and "/" dropped).
+// cleanPattern puts a path pattern in the resolver's grammar: "\" is left
+// alone (a glob escape), a leading "./" is dropped.
+func cleanPattern(p string) string {
+	for strings.HasPrefix(p, "./") {
+		p = p[2:]
+	}
+	return p
+}
+
+// matchPath matches a resolved workspace path against a doublestar glob.
 func matchPath(pattern, p string) bool {
-	p = strings.TrimPrefix(strings.ReplaceAll(p, `\`, "/"), "./")
-	ok, err := doublestar.Match(pattern, p)
+	ok, err := doublestar.Match(cleanPattern(pattern), p)
 	return err == nil && ok
 }
 
 // rule is one parsed permission rule.
 type rule struct {
+	src  string
 	tool string
-	key  string // "", "path", "command" or an argument name
+	key  string // "", "path", "file_path", "command" or an argument name
 	pat  string
 	args bool // the rule has a parenthesised argument pattern
 }
 
-func parseRule(s string) rule {
+// isPathKey reports whether an argument pattern is over touched paths.
+func isPathKey(k string) bool { return k == "path" || k == "file_path" }
+
+// parseRule parses one rule and reports what is wrong with it.
+func parseRule(s string) (rule, error) {
 	s = strings.TrimSpace(s)
+	if s == "" {
+		return rule{}, errors.New("empty rule")
+	}
+	r := rule{src: s, tool: s}
 	open := strings.IndexByte(s, '(')
-	if open < 0 || !strings.HasSuffix(s, ")") {
-		return rule{tool: s}
+	if open >= 0 {
+		if !strings.HasSuffix(s, ")") {
+			return rule{}, fmt.Errorf("rule %q: unbalanced parenthesis (want tool(pattern) or tool(key:pattern))", s)
+		}
+		r.tool, r.args = strings.TrimSpace(s[:open]), true
+		inner := s[open+1 : len(s)-1]
+		if i := strings.IndexByte(inner, ':'); i > 0 && isIdent(inner[:i]) {
+			r.key, r.pat = inner[:i], strings.TrimSpace(inner[i+1:])
+		} else {
+			r.pat = strings.TrimSpace(inner)
+		}
+		if r.pat == "" && r.key == "" {
+			return rule{}, fmt.Errorf("rule %q: empty argument pattern", s)
+		}
+	} else if strings.ContainsRune(s, ')') {
+		return rule{}, fmt.Errorf("rule %q: unbalanced parenthesis", s)
 	}
-	r := rule{tool: strings.TrimSpace(s[:open]), args: true}
-	inner := s[open+1 : len(s)-1]
-	if i := strings.IndexByte(inner, ':'); i > 0 && isIdent(inner[:i]) {
-		r.key, r.pat = inner[:i], strings.TrimSpace(inner[i+1:])
-	} else {
-		r.pat = strings.TrimSpace(inner)
+	if r.tool == "" {
+		return rule{}, fmt.Errorf("rule %q: no tool name", s)
 	}
-	return r
+	if strings.ContainsAny(r.tool, " \t()") {
+		return rule{}, fmt.Errorf("rule %q: tool name %q has spaces or parentheses", s, r.tool)
+	}
+	// Path patterns must be valid doublestar globs; a bare pattern may be
+	// matched against a path too. Command patterns are `*` wildcards, where
+	// every string is valid.
+	if r.args && r.key != "command" {
+		if !doublestar.ValidatePattern(cleanPattern(r.pat)) {
+			return rule{}, fmt.Errorf("rule %q: invalid glob pattern %q", s, r.pat)
+		}
+	}
+	return r, nil
 }
 
 func isIdent(s string) bool {
@@ -115,31 +215,33 @@ func isIdent(s string) bool {
 	return s != ""
 }
 
-func (r rule) match(name string, a map[string]string) bool {
+// match applies the rule; conservative is true for deny and ask rules
+// (any touched path, unresolvable paths match) and false for allow rules
+// (every touched path must match).
+func (r rule) match(name string, a callArgs, conservative bool) bool {
 	if !matchName(r.tool, name) {
 		return false
 	}
 	if !r.args {
 		return true
 	}
-	switch r.key {
-	case "path":
-		p, ok := pathArg(a)
-		return ok && matchPath(r.pat, p)
-	case "":
-		v, ok := mainArg(a)
-		if !ok {
-			return false
+	switch {
+	case isPathKey(r.key):
+		return a.pathMatch(func(p string) bool { return matchPath(r.pat, p) }, conservative)
+	case r.key == "":
+		if c, ok := a.str["command"]; ok {
+			return wildcard(r.pat, c)
 		}
-		if _, isCmd := a["command"]; isCmd {
-			return wildcard(r.pat, v)
+		if a.touches() {
+			return a.pathMatch(func(p string) bool { return matchPath(r.pat, p) || wildcard(r.pat, p) }, conservative)
 		}
-		return matchPath(r.pat, v) || wildcard(r.pat, v)
+		v, ok := mainArg(a.str)
+		return ok && (matchPath(r.pat, v) || wildcard(r.pat, v))
 	default:
-		v, ok := a[r.key]
+		v, ok := a.str[r.key]
 		if !ok {
 			// `bash(git:*)`-style prefixes: the key is not an argument.
-			if v, ok := mainArg(a); ok {
+			if v, ok := mainArg(a.str); ok {
 				return wildcard(r.key+":"+r.pat, v) || wildcard(r.key+r.pat, v)
 			}
 			return false
@@ -151,19 +253,54 @@ func (r rule) match(name string, a map[string]string) bool {
 	}
 }
 
+// Validate checks every rule and the default decision; the error names
+// the offending rule.
+func (p PermissionPolicy) Validate() error {
+	switch p.DefaultDecision {
+	case "", DecisionAllow, DecisionDeny, DecisionAsk:
+	default:
+		return fmt.Errorf("permission defaultDecision %q: want allow, deny or ask", p.DefaultDecision)
+	}
+	for _, set := range []struct {
+		name  string
+		rules []string
+	}{{"deny", p.Deny}, {"allow", p.Allow}, {"ask", p.Ask}} {
+		for i, s := range set.rules {
+			if _, err := parseRule(s); err != nil {
+				return fmt.Errorf("permission %s[%d]: %v", set.name, i, err)
+			}
+		}
+	}
+	return nil
+}
+
 // Decide applies the policy to one call: deny > allow > ask, then the
-// default decision. A disabled policy allows everything.
+// default decision ("" means ask). A disabled policy allows everything.
+// Path patterns see every path the call touches (file_path, path,
+// files[].path) as the workspace resolver normalises it: a deny or ask
+// rule matches if any touched path matches (or cannot be resolved), an
+// allow rule only if all of them match. A rule that does not parse
+// (Validate refuses it) is treated as matching for deny and ask and never
+// for allow.
 func (p PermissionPolicy) Decide(name string, args json.RawMessage) (Decision, string) {
-	if !p.Enabled {
+	if p.Disabled {
 		return DecisionAllow, ""
 	}
-	a := argStrings(args)
+	a := parseArgs(args)
 	for _, set := range []struct {
 		rules []string
 		d     Decision
 	}{{p.Deny, DecisionDeny}, {p.Allow, DecisionAllow}, {p.Ask, DecisionAsk}} {
+		conservative := set.d != DecisionAllow
 		for _, s := range set.rules {
-			if parseRule(s).match(name, a) {
+			r, err := parseRule(s)
+			if err != nil {
+				if conservative && matchName(strings.TrimSpace(strings.SplitN(s, "(", 2)[0]), name) {
+					return set.d, s
+				}
+				continue
+			}
+			if r.match(name, a, conservative) {
 				return set.d, s
 			}
 		}
@@ -176,7 +313,21 @@ func (p PermissionPolicy) Decide(name string, args json.RawMessage) (Decision, s
 	}
 }
 
-// Matches reports whether a hook matcher selects a call.
+// Validate checks a matcher's patterns.
+func (m HookMatcher) Validate() error {
+	if m.PathPattern != "" && !doublestar.ValidatePattern(cleanPattern(m.PathPattern)) {
+		return fmt.Errorf("matcher pathPattern %q is not a valid glob", m.PathPattern)
+	}
+	if strings.ContainsAny(m.Tool, "()") {
+		return fmt.Errorf("matcher tool %q: want a tool-name glob", m.Tool)
+	}
+	return nil
+}
+
+// Matches reports whether a hook matcher selects a call. PathPattern
+// matches if any path the call touches matches, after the resolver's
+// normalisation; a path the resolver refuses matches too (a guarding hook
+// must see the odd spellings).
 func (m HookMatcher) Matches(name string, args json.RawMessage) bool {
 	if m.Tool != "" && !matchName(m.Tool, name) {
 		return false
@@ -184,15 +335,12 @@ func (m HookMatcher) Matches(name string, args json.RawMessage) bool {
 	if m.PathPattern == "" && m.CommandPattern == "" {
 		return true
 	}
-	a := argStrings(args)
-	if m.PathPattern != "" {
-		p, ok := pathArg(a)
-		if !ok || !matchPath(m.PathPattern, p) {
-			return false
-		}
+	a := parseArgs(args)
+	if m.PathPattern != "" && !a.pathMatch(func(p string) bool { return matchPath(m.PathPattern, p) }, true) {
+		return false
 	}
 	if m.CommandPattern != "" {
-		c, ok := a["command"]
+		c, ok := a.str["command"]
 		if !ok || !wildcard(m.CommandPattern, c) {
 			return false
 		}

@@ -285,9 +285,15 @@ func (t *Tool) result(parent context.Context, timedOut bool, p *plan, br *bridge
 	fail := func(msg string, kind *kernel.ErrorKind) (*kernel.Result, error) {
 		return &kernel.Result{Output: msg, ExitCode: 1, Metadata: meta, ErrorKind: kind}, nil
 	}
+	// The script's own faults (a tool outside allowed_tools, too many
+	// calls, an exception, a syntax error, a result that is not JSON) are
+	// invalid_argument{message}: the program is the argument.
+	invalid := func(msg string) *kernel.ErrorKind {
+		return &kernel.ErrorKind{Type: kernel.ErrInvalidArgument, Message: msg}
+	}
 	// A limit violation wins even if the script caught the thrown error.
 	if v := br.violation(); v != nil {
-		return fail(v.Error(), nil)
+		return fail(v.Error(), invalid(v.Error()))
 	}
 	if runErr != nil || timedOut {
 		switch {
@@ -304,16 +310,18 @@ func (t *Tool) result(parent context.Context, timedOut bool, p *plan, br *bridge
 		}
 		var se *ScriptError
 		if errors.As(runErr, &se) {
-			return fail("program script error: "+se.Error(), nil)
+			return fail("program script error: "+se.Error(), invalid("program script error: "+se.Error()))
 		}
-		return fail("program engine error: "+runErr.Error(), nil)
+		// The engine itself failed (not the script): unsupported, with why.
+		return fail("program engine error: "+runErr.Error(), &kernel.ErrorKind{Type: kernel.ErrUnsupported, Message: "program engine error: " + runErr.Error()})
 	}
 	var result any
 	if len(value) == 0 {
 		value = json.RawMessage("null")
 	}
 	if err := json.Unmarshal(value, &result); err != nil {
-		return fail("program engine error: the script result is not JSON: "+err.Error(), nil)
+		msg := "program: the script result is not JSON: " + err.Error()
+		return fail(msg, invalid(msg))
 	}
 	meta["program"].(map[string]any)["success"] = true
 	// Kept as the script's JSON, so its key order survives (a Go map would

@@ -144,3 +144,39 @@ func TestProgramTaskSingleDelegation(t *testing.T) {
 		t.Fatalf("exit %d %q %+v calls %d", res.ExitCode, res.Output, got, n)
 	}
 }
+
+// Every program failure carries an error kind: the script's own faults
+// are invalid_argument{message}, its timeout is timeout{op: program}.
+func TestProgramFailureKinds(t *testing.T) {
+	files := map[string]string{"a.txt": "a\n"}
+	cases := []struct {
+		name string
+		args map[string]any
+		want kernel.ErrorType
+		msg  string // substring of the kind's message (invalid_argument)
+	}{
+		{"tool_not_allowed", map[string]any{"source": `async function run(ctx) { return await ctx.tool("write", {file_path: "w.txt", content: "x"}) }`, "allowed_tools": []string{"read"}},
+			kernel.ErrInvalidArgument, "not allowed"},
+		{"max_tool_calls", map[string]any{"source": `async function run(ctx) { for (let i = 0; i < 5; i++) await ctx.ls("."); return 1 }`, "limits": map[string]any{"maxToolCalls": 2}},
+			kernel.ErrInvalidArgument, "maxToolCalls=2"},
+		{"throw", map[string]any{"source": `async function run(ctx) { throw new Error("boom") }`}, kernel.ErrInvalidArgument, "boom"},
+		{"syntax_error", map[string]any{"source": `async function run(ctx) { return 1 +; }`}, kernel.ErrInvalidArgument, "SyntaxError"},
+		{"unserialisable_result", map[string]any{"source": `async function run(ctx) { return 10n }`}, kernel.ErrInvalidArgument, ""},
+		{"script_timeout", map[string]any{"source": `async function run(ctx) { while (true) {} }`, "limits": map[string]any{"timeoutMs": 100}}, kernel.ErrTimeout, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := enginetest.NewHarness(t, gojaengine.New(), files)
+			res := h.Program(t, c.args)
+			if res.ExitCode == 0 || res.ErrorKind == nil || res.ErrorKind.Type != c.want {
+				t.Fatalf("exit %d kind %+v output %q, want kind %s", res.ExitCode, res.ErrorKind, res.Output, c.want)
+			}
+			if c.want == kernel.ErrInvalidArgument && (res.ErrorKind.Message == "" || !strings.Contains(res.ErrorKind.Message, c.msg)) {
+				t.Errorf("message %q, want it to contain %q", res.ErrorKind.Message, c.msg)
+			}
+			if c.want == kernel.ErrTimeout && (res.ErrorKind.Op != "program" || res.ErrorKind.DurationMs != 100) {
+				t.Errorf("timeout kind %+v, want op program, duration_ms 100", res.ErrorKind)
+			}
+		})
+	}
+}

@@ -100,6 +100,11 @@ type batchFixture struct {
 
 func newBatchKernel(t *testing.T, g kernel.Governance) *batchFixture {
 	t.Helper()
+	if p := g.Permission; len(p.Deny)+len(p.Allow)+len(p.Ask) == 0 && p.DefaultDecision == "" {
+		// These tests are about batch, not the gate: the zero policy asks,
+		// and with no confirmation manager denies agent calls.
+		g.Permission.DefaultDecision = kernel.DecisionAllow
+	}
 	f := &batchFixture{ro: newProbe("ro", kernel.ParallelSafeRead(4)), wr: newProbe("wr", kernel.Conservative())}
 	reg := kernel.NewRegistry()
 	for _, tl := range []kernel.Tool{tools.NewBatch(), f.ro, f.wr} {
