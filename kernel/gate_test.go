@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/a3s-lab/code-wasm/kernel"
 	"github.com/a3s-lab/code-wasm/workspace"
@@ -240,8 +241,11 @@ func TestSanitiserCleansEverything(t *testing.T) {
 	done := make(chan *kernel.Result, 1)
 	go func() { done <- f2.call(t, kernel.OriginAgent, "fx", args) }()
 	var pend []kernel.PendingConfirmation
-	for len(pend) == 0 {
-		pend = f2.k.PendingConfirmations()
+	for deadline := time.Now().Add(5 * time.Second); len(pend) == 0 && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		pend = f2.k.PendingConfirmations() // sleeping yields: js/wasm has one thread and no preemption
+	}
+	if len(pend) != 1 {
+		t.Fatalf("pending %v", pend)
 	}
 	if strings.Contains(string(pend[0].Args), secret) || !strings.Contains(string(pend[0].Args), "[redacted]") {
 		t.Errorf("pending args %s", pend[0].Args)
