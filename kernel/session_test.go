@@ -126,6 +126,7 @@ func TestProgramHugeResultBounded(t *testing.T) {
 	if len(b) > 100<<10 {
 		t.Fatalf("metadata is %d bytes", len(b))
 	}
+	t.Logf("metadata %d bytes, output %d bytes", len(b), len(res.Output))
 	ref, _ := res.Metadata["metadata_artifact"].(map[string]any)
 	a, ok := s.Artifact(ref["artifact_uri"].(string))
 	if !ok || !strings.Contains(a.Content, strings.Repeat("x", 5e6)) {
