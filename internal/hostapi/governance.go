@@ -56,7 +56,9 @@ func (g *governance) kernel() kernel.Governance {
 		k.ToolTimeout = msDuration(*o.ToolTimeoutMs)
 	}
 	if p := o.PermissionPolicy; p != nil {
-		k.Permission = kernel.PermissionPolicy{Enabled: p.Enabled == nil || *p.Enabled, Deny: p.Deny,
+		// enabled: false (upstream's switch) turns the checker off; the
+		// kernel's zero value is on, with default decision ask.
+		k.Permission = kernel.PermissionPolicy{Disabled: p.Enabled != nil && !*p.Enabled, Deny: p.Deny,
 			Allow: p.Allow, Ask: p.Ask, DefaultDecision: kernel.Decision(p.DefaultDecision)}
 	}
 	if c := o.ConfirmationPolicy; c != nil {

@@ -623,3 +623,40 @@ func TestWireEventOf(t *testing.T) {
 		})
 	}
 }
+
+// TestGovernedCallDefaults pins the table in npm/README.md "Permission and
+// confirmation: the defaults": what governedTool('write') does under each
+// option set, and that tool() (trusted) runs under all of them.
+func TestGovernedCallDefaults(t *testing.T) {
+	approve := &hostFunc{kinds: map[string]func(context.Context, map[string]any) (any, error){
+		"confirm": func(context.Context, map[string]any) (any, error) { return true, nil },
+	}}
+	cases := []struct {
+		name, opts string
+		host       Host
+		exit       int
+		want       string
+	}{
+		{"no options: ask without a manager denies", `{}`, nil, 1, "no confirmation manager"},
+		{"an allow rule", `{"permissionPolicy":{"allow":["write"]}}`, nil, 0, "Created a.txt"},
+		{"policy disabled", `{"permissionPolicy":{"enabled":false}}`, nil, 0, "Created a.txt"},
+		{"default decision allow", `{"permissionPolicy":{"defaultDecision":"allow"}}`, nil, 0, "Created a.txt"},
+		{"a deny rule beats allow", `{"permissionPolicy":{"allow":["*"],"deny":["write"]}}`, nil, 1, "denied"},
+		{"confirmation enabled, nobody answers", `{"confirmationPolicy":{"enabled":true,"defaultTimeoutMs":50}}`, nil, 1, "timed out"},
+		{"a confirmation handler approves", `{"confirmationHandler":true}`, approve.host, 0, "Created a.txt"},
+	}
+	ctx := context.Background()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := NewSessions()
+			id := create(t, s, c.opts, c.host)
+			r, err := s.Call(ctx, id, "governedTool", []byte(`{"name":"write","args":{"file_path":"a.txt","content":"x"}}`))
+			noErr(t, err)
+			equal(t, c.exit, r.(ToolResult).ExitCode, r.(ToolResult).Output)
+			contains(t, r.(ToolResult).Output, c.want)
+			tr, err := s.Call(ctx, id, "tool", []byte(`{"name":"write","args":{"file_path":"b.txt","content":"x"}}`))
+			noErr(t, err)
+			equal(t, 0, tr.(ToolResult).ExitCode, "a trusted call skips permission and confirmation")
+		})
+	}
+}
