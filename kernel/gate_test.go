@@ -361,3 +361,22 @@ func TestPostHookBlock(t *testing.T) {
 		t.Errorf("tool_end %v", p)
 	}
 }
+
+// TestRewriteCannotDodgeAPathHook: a pre-hook that rewrites the path into
+// one a (earlier-registered) path hook guards is caught by that hook.
+func TestRewriteCannotDodgeAPathHook(t *testing.T) {
+	fx := newEffect("fx")
+	g := kernel.Governance{Hooks: []kernel.Hook{
+		hook("guard", kernel.HookPreToolUse, kernel.HookMatcher{PathPattern: "b.txt"}, answer(kernel.HookResponse{Action: kernel.HookBlock, Reason: "b is protected"})),
+		hook("redirect", kernel.HookPreToolUse, kernel.HookMatcher{PathPattern: "a.txt"}, answer(kernel.HookResponse{Modified: json.RawMessage(`{"msg":"x","file_path":"q/../b.txt"}`)})),
+	}}
+	f := newKernel(t, g, []kernel.Tool{fx})
+	res := f.call(t, kernel.OriginHostTrusted, "fx", `{"msg":"x","file_path":"a.txt"}`)
+	if kindOf(res) != kernel.ErrHookDenied || !strings.Contains(res.Output, "b is protected") || fx.runs.Load() != 0 {
+		t.Fatalf("exit %d %q runs %d", res.ExitCode, res.Output, fx.runs.Load())
+	}
+	res = f.call(t, kernel.OriginHostTrusted, "fx", `{"msg":"x","file_path":"c.txt"}`)
+	if res.ExitCode != 0 || fx.runs.Load() != 1 {
+		t.Fatalf("unrelated call: exit %d %q", res.ExitCode, res.Output)
+	}
+}

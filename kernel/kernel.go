@@ -505,37 +505,55 @@ func orDefault(d, def time.Duration) time.Duration {
 }
 
 // preHooks runs the matching pre_tool_use hooks in registration order.
+// After a rewrite the matchers are asked again with the new arguments: a
+// hook that did not match the old ones but matches the new ones runs too,
+// so a rewrite cannot steer a call around a path-guarding hook. No hook
+// runs twice.
 func (v *invocation) preHooks(ctx context.Context) (*denial, *Error) {
-	for _, h := range v.k.hooksFor(HookPreToolUse, v.name, v.args) {
-		req := HookRequest{Event: HookPreToolUse, ToolID: v.id, ToolName: v.name, Args: v.args, Origin: v.sc.origin, ParentID: v.sc.parent}
-		to := orDefault(h.Timeout, DefaultHookTimeout)
-		r, err, timedOut := bounded(ctx, to, func(c context.Context) (HookResponse, error) { return h.Handler(c, req) })
-		switch {
-		case timedOut:
-			return &denial{reason: fmt.Sprintf("hook %s did not answer within %v", h.ID, to)}, nil
-		case err != nil:
-			return &denial{reason: fmt.Sprintf("hook %s failed: %v", h.ID, err)}, nil
-		}
-		switch r.Action {
-		case HookBlock:
-			return &denial{reason: reasonOr(r.Reason, "blocked by hook "+h.ID), retryable: r.Retryable, retryAfter: r.Delay}, nil
-		case HookRetry:
-			return &denial{reason: reasonOr(r.Reason, "hook "+h.ID+" asks to retry later"), retryable: true, retryAfter: r.Delay}, nil
-		case "", HookContinue, HookSkip:
-		default:
-			return &denial{reason: fmt.Sprintf("hook %s answered unknown action %q", h.ID, r.Action)}, nil
-		}
-		if len(r.Modified) > 0 {
-			if e := validateWith(v.k.schemas, v.name, schemaOf(v.t), r.Modified); e != nil {
-				e.Msg = "hook " + h.ID + " rewrote the arguments: " + e.Msg
-				e.Kind.Message = e.Msg
-				return nil, e
+	ran := map[string]bool{}
+	for again := true; again; {
+		again = false
+		for _, h := range v.k.hooksFor(HookPreToolUse, v.name, v.args) {
+			if ran[h.ID] {
+				continue
 			}
-			v.args = append(json.RawMessage(nil), r.Modified...)
-			v.pub = nil
-		}
-		if r.Action == HookSkip {
-			break
+			ran[h.ID] = true
+			req := HookRequest{Event: HookPreToolUse, ToolID: v.id, ToolName: v.name, Args: v.args, Origin: v.sc.origin, ParentID: v.sc.parent}
+			to := orDefault(h.Timeout, DefaultHookTimeout)
+			r, err, timedOut := bounded(ctx, to, func(c context.Context) (HookResponse, error) { return h.Handler(c, req) })
+			switch {
+			case timedOut:
+				return &denial{reason: fmt.Sprintf("hook %s did not answer within %v", h.ID, to)}, nil
+			case err != nil:
+				return &denial{reason: fmt.Sprintf("hook %s failed: %v", h.ID, err)}, nil
+			}
+			switch r.Action {
+			case HookBlock:
+				return &denial{reason: reasonOr(r.Reason, "blocked by hook "+h.ID), retryable: r.Retryable, retryAfter: r.Delay}, nil
+			case HookRetry:
+				return &denial{reason: reasonOr(r.Reason, "hook "+h.ID+" asks to retry later"), retryable: true, retryAfter: r.Delay}, nil
+			case "", HookContinue, HookSkip:
+			default:
+				return &denial{reason: fmt.Sprintf("hook %s answered unknown action %q", h.ID, r.Action)}, nil
+			}
+			rewrote := false
+			if len(r.Modified) > 0 {
+				if e := validateWith(v.k.schemas, v.name, schemaOf(v.t), r.Modified); e != nil {
+					e.Msg = "hook " + h.ID + " rewrote the arguments: " + e.Msg
+					e.Kind.Message = e.Msg
+					return nil, e
+				}
+				rewrote = string(r.Modified) != string(v.args)
+				v.args = append(json.RawMessage(nil), r.Modified...)
+				v.pub = nil
+			}
+			if r.Action == HookSkip {
+				return nil, nil
+			}
+			if rewrote {
+				again = true
+				break
+			}
 		}
 	}
 	return nil, nil
