@@ -15,14 +15,14 @@ func TestLineMatcherNeighboursAgreeWithRegexp(t *testing.T) {
 		`[A-Z]{4,}_[A-Z]{4,}`, `\w+_x`, `(a|b)_c`, `é_[à-ü]`, `[^a]_`, `\d+\.\d+`, `[a-z]+_id`,
 		`x(_y)+`, `[A-Z]+_$`, `^_[a-z]`, `(?:ab|c)+_\S`, `[a-z]*_z`, `\bfoo_bar\b`, `(é|e)_(x|ü)`,
 		`[\x{80}-\x{10FFFF}]_q`, `[[:upper:]]{2}-[[:digit:]]`, `(a+)(_)(b+)`, `k_s`,
-		`ab\d{2}_(x|y)z`, `[a-z]{3,}_[0-9]{2}`, `[A-Z]{2}_[A-Z]`, `xé{2}_`, `(ab){2}_`, `\pL{2}_\pL`,
+		`ab\d{2}_(x|y)z`, `unexpected eof`, `q?xE`, `zzy`, `Az`, `[a-z]{3,}_[0-9]{2}`, `[A-Z]{2}_[A-Z]`, `xé{2}_`, `(ab){2}_`, `\pL{2}_\pL`,
 	}
 	text := strings.Join([]string{
 		"ABCD_EFGH", "ABC_EFGH", "xABCD_EFGHx", "_ABCD", "ABCD_", "a_x", "ab_x", "_x", "b_c", "a_c", "c_c",
 		"é_ü", "é_a", "e_x", "x_q", "é_q", "\xff_q", "q_q", "AB-1", "ab-1", "1.5", "x.5", "12.", "user_id",
 		"User_ID", "x_y_y", "x_", "XY_", "XY_ ", "_a", " _a", "ab_\xff", "c_ ", "aa_z", "_z", "foo_bar",
 		"xfoo_bar", "foo_bar9", "aa_bb", "k_s", "K_S", "ǅ_x", "é_x", "A_É", "", "_", "\r_a\r", "ABCD_EFGH\r",
-		"XY_\r", "ab12_xz", "ab1_xz", "ab12_yz", "abc_12", "ab_12", "XAB_C", "A_B", "xéé_", "xé_", "abab_", "ab_", "ééé_é", "\xffé_é",
+		"XY_\r", "unexpected EOF", "UNEXPECTED eof", "unexpectedeof", "un unexpected eof x", "unexpected eo", "xe xE XE zzzy zZY", "aZ", "ab12_xz", "ab1_xz", "ab12_yz", "abc_12", "ab_12", "XAB_C", "A_B", "xéé_", "xé_", "abab_", "ab_", "ééé_é", "\xffé_é",
 	}, "\n")
 	for _, ignoreCase := range []bool{false, true} {
 		for _, p := range patterns {
