@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/a3s-lab/code-wasm/core"
@@ -519,7 +520,13 @@ func (e *entry) typed(ctx context.Context, method string, v any, err error) (any
 			return nil, cerr
 		}
 		d, _ := json.Marshal(Wire(te.Result))
-		return nil, &Error{Code: CodeToolFailed, Msg: fmt.Sprintf("%s: %s", method, te.Result.Output), Detail: string(d)}
+		msg := te.Result.Output
+		// Tool errors already name their tool ("glob: path not found: x");
+		// prefix only those that do not, so no message says "glob: glob:".
+		if n := te.Result.Name; !strings.HasPrefix(msg, n+":") && !strings.HasPrefix(msg, n+" ") {
+			msg = method + ": " + msg
+		}
+		return nil, &Error{Code: CodeToolFailed, Msg: msg, Detail: string(d)}
 	}
 	if err != nil {
 		return nil, mapErr(method, err)

@@ -132,6 +132,12 @@ func TestCallsAndTypedHelpers(t *testing.T) {
 	notEqual(t, 0, detail.ExitCode)
 	contains(t, detail.ErrorKindJSON, `"type":"not_found"`)
 
+	// A tool error that names its tool is not prefixed a second time.
+	_, err = s.Call(ctx, id, "grep", []byte(`{"pattern":"("}`))
+	isErr(t, err)
+	equal(t, CodeToolFailed, codeOf(err))
+	equal(t, 1, strings.Count(err.Error(), "grep:"))
+
 	r, err := s.Call(ctx, id, "tool", []byte(`{"name":"read","args":{"file_path":"nope"}}`))
 	noErr(t, err, "a tool that ran and failed is a result, not an error")
 	equal(t, 1, r.(ToolResult).ExitCode)
