@@ -164,8 +164,10 @@ func (k *Kernel) pendingConfirmations() []PendingConfirmation {
 		return []PendingConfirmation{}
 	}
 	l := k.confirm.list()
+	// One cleaner for the listing: a failing provider is asked once.
+	c := &cleaner{p: k.cfg.Security}
 	for i := range l {
-		l[i].Args = k.publicArgs(l[i].Args)
+		l[i].Args = c.args(l[i].Args)
 	}
 	return l
 }
@@ -183,13 +185,6 @@ func (k *Kernel) emit(e Event) {
 		e.TimeMs = time.Now().UnixMilli()
 	}
 	k.cfg.OnEvent(e)
-}
-
-func (k *Kernel) sanitize(s string) string {
-	if p := k.cfg.Security; p != nil && s != "" {
-		return p.Sanitize(s)
-	}
-	return s
 }
 
 // scope is what an invocation inherits from its caller.
@@ -258,7 +253,7 @@ func (k *Kernel) invoke(ctx context.Context, name string, args json.RawMessage, 
 	defer stop()
 
 	inv := &invocation{k: k, t: t, id: id, seq: n, name: name, sc: sc,
-		lc: lifecycle{violations: &k.violations}}
+		lc: lifecycle{violations: &k.violations}, san: &cleaner{p: k.cfg.Security}}
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
 	}
@@ -277,12 +272,13 @@ type invocation struct {
 	sc   scope
 	lc   lifecycle
 	pub  json.RawMessage // args as events show them; nil until needed
+	san  *cleaner        // the security provider for this invocation
 }
 
 // pubArgs is the argument object cleaned for events.
 func (v *invocation) pubArgs() json.RawMessage {
 	if v.pub == nil {
-		v.pub = v.k.publicArgs(v.args)
+		v.pub = v.san.args(v.args)
 	}
 	return v.pub
 }
@@ -362,7 +358,7 @@ func (v *invocation) run(ctx context.Context) *Result {
 	if res.ExitCode != 0 && res.ErrorKind == nil {
 		res.ErrorKind = unclassified(res.Output)
 	}
-	k.sanitizeResult(res)
+	v.san.result(res)
 	k.cutOutput(v.name, res)
 	k.boundMetadata(v.name, res)
 	res = v.postHooks(ctx, res)
@@ -407,10 +403,9 @@ func (v *invocation) finish(res *Result, state State) *Result {
 // reject ends a call that did not run: e is a validation or guard error,
 // d a gate denial (emits permission_denied, kind hook_denied).
 func (v *invocation) reject(e *Error, d *denial) *Result {
-	k := v.k
 	var res *Result
 	if d != nil {
-		reason := k.sanitize(d.reason)
+		reason := v.san.str(d.reason)
 		v.ev(EventPermissionDenied, map[string]any{"tool_id": v.id, "tool_name": v.name, "args": v.pubArgs(), "reason": reason})
 		kind := &ErrorKind{Type: ErrHookDenied, Reason: reason, Retryable: d.retryable, RetryAfterMs: d.retryAfter.Milliseconds()}
 		out := fmt.Sprintf("Tool %s was denied: %s", v.name, reason)
@@ -421,7 +416,7 @@ func (v *invocation) reject(e *Error, d *denial) *Result {
 	} else {
 		kd := e.Kind
 		res = &Result{Output: e.Error(), ExitCode: 1, ErrorKind: &kd}
-		k.sanitizeResult(res)
+		v.san.result(res)
 	}
 	return v.finish(res, StateRejected)
 }
@@ -583,7 +578,7 @@ func (v *invocation) postHooks(ctx context.Context, res *Result) *Result {
 		case HookSkip:
 			return res
 		case HookBlock, HookRetry:
-			reason := v.k.sanitize(reasonOr(r.Reason, "blocked by post_tool_use hook "+h.ID))
+			reason := v.san.str(reasonOr(r.Reason, "blocked by post_tool_use hook "+h.ID))
 			effect := "its side effect, if any, has happened"
 			if res.ExitCode != 0 {
 				effect = "the call had failed"
@@ -659,7 +654,7 @@ func (v *invocation) confirm(ctx context.Context) *denial {
 	}
 	p := map[string]any{"tool_id": v.id, "approved": d.Approved}
 	if d.Reason != "" {
-		p["reason"] = k.sanitize(d.Reason)
+		p["reason"] = v.san.str(d.Reason)
 	}
 	v.ev(EventConfirmationReceived, p)
 	if !d.Approved {
@@ -686,9 +681,9 @@ func (v *invocation) checkBudget(ctx context.Context) *denial {
 		return &denial{reason: fmt.Sprintf("Budget exhausted: the budget guard failed: %v", err)}
 	}
 	hit := func(kind string) {
-		p := map[string]any{"resource": k.sanitize(d.Resource), "kind": kind, "consumed": d.Consumed, "limit": d.Limit}
+		p := map[string]any{"resource": v.san.str(d.Resource), "kind": kind, "consumed": d.Consumed, "limit": d.Limit}
 		if d.Message != "" {
-			p["message"] = k.sanitize(d.Message)
+			p["message"] = v.san.str(d.Message)
 		}
 		v.ev(EventBudgetThresholdHit, p)
 	}
@@ -736,7 +731,7 @@ func (v *invocation) execute(ctx context.Context, inSlot bool, start time.Time) 
 	var dmu sync.Mutex
 	ended := false
 	call.emit = func(d string) {
-		d = k.sanitize(d)
+		d = v.san.str(d)
 		dmu.Lock()
 		defer dmu.Unlock()
 		if !ended {

@@ -281,62 +281,56 @@ func (c confirmer) Confirm(ctx context.Context, req kernel.ConfirmRequest) (kern
 	return kernel.ConfirmDecision{Approved: *a.Approved, Reason: a.Reason}, nil
 }
 
-// sanitize asks the JS security provider. It fails closed: if the
-// provider throws, answers badly or not within the hook timeout, the text
-// is withheld.
-func (g *governance) sanitize(text string) string {
-	ctx, cancel := context.WithTimeout(g.ctx, kernel.DefaultHookTimeout)
-	defer cancel()
-	var raw json.RawMessage
-	if err := g.ask(ctx, "security", map[string]any{"op": "sanitizeOutput", "text": text}, &raw); err != nil {
-		return "[output withheld: the security provider failed: " + clip(err.Error()) + "]"
-	}
-	if s, ok := sanitized(raw); ok {
-		return s
-	}
-	return "[output withheld: the security provider answered neither a string nor {text}]"
-}
-
-// jsSanitizer is the JS security provider as the kernel sees it. It
-// batches (the kernel's BatchSanitizer): the strings of one result's
-// metadata or one argument object cross to JS in one host call, under one
-// timeout, rather than one round trip (and, for a silent provider, one
-// full timeout) per string.
+// jsSanitizer is the JS security provider as the kernel sees it. It fails
+// closed: if the provider throws, answers badly or not within the hook
+// timeout, the text is withheld. It batches (the kernel's
+// FallibleSanitizer): the strings of one result's metadata or one argument
+// object cross to JS in one host call, under one timeout; and once one
+// call has failed, the kernel withholds the rest of that invocation
+// without asking again, so a silent provider costs one timeout per call.
 type jsSanitizer struct{ g *governance }
 
-func (s jsSanitizer) Sanitize(text string) string { return s.g.sanitize(text) }
-
-// SanitizeAll asks {op: "sanitizeAll", texts} → string[] of the same
-// length; each element as for sanitizeOutput (a string or {text}). Any
-// failure withholds every text of the batch.
-func (s jsSanitizer) SanitizeAll(texts []string) []string {
-	out := make([]string, len(texts))
-	withhold := func(why string) []string {
-		for i := range out {
-			out[i] = "[output withheld: the security provider failed: " + clip(why) + "]"
-		}
-		return out
+func (s jsSanitizer) Sanitize(text string) string {
+	out, err := s.TrySanitizeAll([]string{text})
+	if err != nil {
+		return kernel.Withheld(err)
 	}
+	return out[0]
+}
+
+// TrySanitizeAll asks {op: "sanitizeOutput", text} → a string or {text}
+// for one text, {op: "sanitizeAll", texts} → an array of the same length,
+// each element a string or {text}, for more.
+func (s jsSanitizer) TrySanitizeAll(texts []string) ([]string, error) {
 	if len(texts) == 0 {
-		return out
+		return []string{}, nil
 	}
 	ctx, cancel := context.WithTimeout(s.g.ctx, kernel.DefaultHookTimeout)
 	defer cancel()
 	var raw []json.RawMessage
-	if err := s.g.ask(ctx, "security", map[string]any{"op": "sanitizeAll", "texts": texts}, &raw); err != nil {
-		return withhold(err.Error())
+	if len(texts) == 1 {
+		var one json.RawMessage
+		if err := s.g.ask(ctx, "security", map[string]any{"op": "sanitizeOutput", "text": texts[0]}, &one); err != nil {
+			return nil, errors.New(clip(err.Error()))
+		}
+		raw = []json.RawMessage{one}
+	} else {
+		if err := s.g.ask(ctx, "security", map[string]any{"op": "sanitizeAll", "texts": texts}, &raw); err != nil {
+			return nil, errors.New(clip(err.Error()))
+		}
+		if len(raw) != len(texts) {
+			return nil, fmt.Errorf("it answered %d texts for %d", len(raw), len(texts))
+		}
 	}
-	if len(raw) != len(texts) {
-		return withhold(fmt.Sprintf("it answered %d texts for %d", len(raw), len(texts)))
-	}
+	out := make([]string, len(texts))
 	for i, r := range raw {
 		t, ok := sanitized(r)
 		if !ok {
-			return withhold("it answered neither a string nor {text}")
+			return nil, errors.New("it answered neither a string nor {text}")
 		}
 		out[i] = t
 	}
-	return out
+	return out, nil
 }
 
 // sanitized reads one sanitiser answer: a string or {text}.

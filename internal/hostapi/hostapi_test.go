@@ -451,17 +451,19 @@ func TestSecurityProviderSanitisesAndFailsClosed(t *testing.T) {
 		{"object form", perText(func(string) any { return map[string]any{"text": "clean"} }), "clean", "SECRET"},
 		{"throws", func(context.Context, map[string]any) (any, error) { return nil, errors.New("boom") }, "withheld", "SECRET"},
 		{"garbage", func(context.Context, map[string]any) (any, error) { return 42, nil }, "withheld", "SECRET"},
+		// The args batch fails, so the rest of the call is withheld too.
 		{"batch of the wrong length", func(_ context.Context, p map[string]any) (any, error) {
 			if p["op"] == "sanitizeAll" {
 				return []any{"x"}, nil
 			}
 			return "clean", nil
-		}, "clean", "SECRET"},
+		}, "withheld", "SECRET"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var batches atomic.Int32
+			var batches, asks atomic.Int32
 			answer := func(ctx context.Context, p map[string]any) (any, error) {
+				asks.Add(1)
 				if p["op"] == "sanitizeAll" {
 					batches.Add(1)
 				}
@@ -475,6 +477,14 @@ func TestSecurityProviderSanitisesAndFailsClosed(t *testing.T) {
 			out := r.(ToolResult).Output
 			contains(t, out, c.want)
 			notContains(t, out, c.absent)
+			// A failing provider is asked once per call (args, output and
+			// metadata are withheld after its first failure): a silent one
+			// costs one timeout, not three.
+			if n := asks.Load(); c.want == "withheld" && n != 1 {
+				t.Errorf("the failing provider was asked %d times for one call, want 1", n)
+			} else if c.want != "withheld" && n < 2 {
+				t.Errorf("the provider was asked %d times for one call (args, output, metadata)", n)
+			}
 			// A write's metadata holds the content (before/after): its
 			// strings cross in one batch, and come back clean or withheld.
 			before := batches.Load()
