@@ -474,6 +474,20 @@ func (t *Sessions) Call(ctx context.Context, id int, method string, raw []byte) 
 		}
 		out, err := e.s.Grep(ctx, *a.Pattern)
 		return e.typed(ctx, method, out, err)
+	case "getArtifact":
+		var a struct {
+			URI *string `json:"uri"`
+		}
+		if err := decodeArgs(method, raw, &a); err != nil {
+			return nil, err
+		}
+		if err := required(method, "uri", a.URI); err != nil {
+			return nil, err
+		}
+		if art, ok := e.s.Artifact(*a.URI); ok {
+			return art, nil
+		}
+		return nil, nil
 	case "confirmToolUse":
 		var a struct {
 			ToolID   string `json:"toolId"`
