@@ -87,6 +87,16 @@ export interface PendingConfirmation {
   remainingMs: number;
 }
 
+/** A cut output kept whole (Session.getArtifact). Go: kernel/governance.go Artifact */
+export interface Artifact {
+  artifact_id: string;
+  artifact_uri: string;
+  tool_name: string;
+  content: string;
+  original_bytes: number;
+  shown_bytes: number;
+}
+
 /**
  * One event of the session stream: the v1 envelope and the convenience
  * fields derived centrally in Go. Go: internal/hostapi/wire.go WireEvent
@@ -360,6 +370,12 @@ export interface Session {
   glob(pattern: string, opts?: CallOptions): Promise<string[]>;
   /** `grep` (content mode): its output. */
   grep(pattern: string, opts?: CallOptions): Promise<string>;
+  /**
+   * The full output kept when a result was cut (output over 100 KiB, metadata over 64 KiB), by the
+   * `a3s://tool-output/<tool>/<sha256>` URI found in the output's suffix or in metadata `artifact` /
+   * `metadata_artifact`; null when the store has no such artifact (never kept, or evicted).
+   */
+  getArtifact(uri: string, opts?: CallOptions): Promise<Artifact | null>;
 
   /** `program`: runs a PTC script (`async function run(ctx, inputs)`) on the host's JS engine. */
   program(options: ProgramOptions, opts?: CallOptions): Promise<ToolResult>;

@@ -82,6 +82,7 @@ func TestTypeScriptDeclarationsMirrorGo(t *testing.T) {
 		{"AgentEvent", WireEvent{}, true},
 		{"ActiveTool", kernel.ActiveTool{}, true},
 		{"PendingConfirmation", kernel.PendingConfirmation{}, true},
+		{"Artifact", kernel.Artifact{}, true},
 		{"ToolDefinition", kernel.Definition{}, true},
 		{"HookEvent", hookPayload{}, true},
 		{"HookResponse", hookAnswer{}, false},

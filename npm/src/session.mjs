@@ -360,6 +360,9 @@ export class Session {
   }
   async glob(pattern, opts) { return this.#call('glob', { pattern: str(pattern, 'pattern', 'glob') }, opts); }
   async grep(pattern, opts) { return this.#call('grep', { pattern: str(pattern, 'pattern', 'grep') }, opts); }
+  // getArtifact resolves the full output kept behind an a3s://tool-output/
+  // URI (a cut output's suffix, metadata.artifact / metadata_artifact), or null.
+  async getArtifact(uri, opts) { return this.#call('getArtifact', { uri: str(uri, 'uri', 'getArtifact') }, opts); }
   // program runs a PTC script: session.tool('program', {type: 'script',
   // language: 'javascript', ...}) with SDK naming (allowedTools ->
   // allowed_tools). Added by the PTC engineer (ptc/, npm/src/ptc-*.mjs).

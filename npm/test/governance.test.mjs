@@ -178,7 +178,8 @@ const securityCases = [
   ['never settles: withheld', never, /withheld/],
 ];
 for (const [name, sanitizeOutput, re] of securityCases) {
-  test(`security provider: ${name}`, { timeout: 20000 }, async () => {
+  // A provider that never settles costs one hook timeout (5 s) per call, not one per part.
+  test(`security provider: ${name}`, { timeout: 10000 }, async () => {
     const s = await createSession({ workspace: { kind: 'memory', files: { '.env': 'PASSWORD=hunter2\n' } }, securityProvider: { sanitizeOutput } });
     const r = await s.tool('read', { file_path: '.env' });
     assert.doesNotMatch(r.output, /hunter2/);
