@@ -1,9 +1,7 @@
 // session.getArtifact: a cut output (over 100 KiB) points to its artifact,
 // in its suffix and in metadata.artifact, and getArtifact returns it whole.
-// The file tools page themselves under 100 KiB (read says "continue with
-// offset=", a program's nested outputs are cut at 64 KiB), so the long
-// output comes from a program that reads a 300 KiB file page by page and
-// returns it whole.
+// One read pages itself under 100 KiB (it says "continue with offset="),
+// so the long output is a batch of reads covering a 300 KiB file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -22,21 +20,19 @@ test('a cut output is fetched whole with getArtifact', async () => {
   const s = await createSession({ workspace: { kind: 'memory' } });
   try {
     assert.equal((await s.writeFile('big.txt', big)).exitCode, 0);
-    const source = `async function run(ctx, { lines }) {
-      let s = '';
-      for (let o = 0; o < lines; o += 500) s += await ctx.readFile('big.txt', { offset: o, limit: 500 });
-      return s;
-    }`;
-    const r = await s.program({ source, inputs: { lines: big.split('\n').length - 1 } });
+    const lines = big.split('\n').length - 1;
+    const invocations = [];
+    for (let o = 0; o < lines; o += 500) invocations.push({ tool: 'read', args: { file_path: 'big.txt', offset: o, limit: 500 } });
+    const r = await s.tool('batch', { invocations });
     assert.equal(r.exitCode, 0, r.output.slice(0, 300));
-    const uri = r.output.match(/a3s:\/\/tool-output\/program\/[0-9a-f]{64}/)?.[0];
+    const uri = r.output.match(/a3s:\/\/tool-output\/batch\/[0-9a-f]{64}/)?.[0];
     assert.ok(uri, `no artifact URI in the output's suffix: …${r.output.slice(-300)}`);
     const meta = JSON.parse(r.metadataJson);
     assert.equal(meta.artifact.artifact_uri, uri);
 
     const a = await s.getArtifact(uri);
     assert.equal(a.artifact_uri, uri);
-    assert.equal(a.tool_name, 'program');
+    assert.equal(a.tool_name, 'batch');
     assert.equal(a.artifact_id, uri.split('/').pop());
     assert.equal(a.original_bytes, Buffer.byteLength(a.content));
     assert.ok(a.shown_bytes > 0 && a.shown_bytes < a.original_bytes, `${a.shown_bytes} of ${a.original_bytes}`);
