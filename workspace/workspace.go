@@ -382,17 +382,28 @@ func (w *Workspace) Walk(ctx context.Context, p string, fn WalkFunc) error {
 }
 
 func (w *Workspace) walkDir(ctx context.Context, dir string, fn WalkFunc) error {
+	return WalkTree(ctx, dir, func(d string) ([]Entry, error) { return w.d.ReadDir(ctx, d) }, fn)
+}
+
+// WalkTree is the one walk algorithm behind Workspace.Walk and the
+// built-in drivers' Walkers: it visits the subtree under dir in lexical
+// order, directories before their contents, listing each directory with
+// list (which must return entries sorted by name, and may take and drop
+// the driver's lock). fs.SkipDir, wrapped or not, from a directory skips
+// it and from a file skips the rest of its directory; any other error
+// stops the walk. ctx is checked before each listing.
+func WalkTree(ctx context.Context, dir string, list func(dir string) ([]Entry, error), fn WalkFunc) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	es, err := w.d.ReadDir(ctx, dir)
+	es, err := list(dir)
 	if err != nil {
 		return err
 	}
 	for _, e := range es {
 		p := e.Name
 		if dir != "." {
-			p = dir + "/" + e.Name
+			p = dir + "/" + e.Name // dir and name are clean: no path.Join
 		}
 		err := fn(p, e)
 		if e.Kind == KindDir {
@@ -402,7 +413,7 @@ func (w *Workspace) walkDir(ctx context.Context, dir string, fn WalkFunc) error 
 			if err != nil {
 				return err
 			}
-			if err := w.walkDir(ctx, p, fn); err != nil {
+			if err := WalkTree(ctx, p, list, fn); err != nil {
 				return err
 			}
 			continue

@@ -2,7 +2,6 @@ package memfs
 
 import (
 	"context"
-	"errors"
 	"io/fs"
 	"path"
 	"slices"
@@ -431,43 +430,19 @@ func (f *FS) Walk(ctx context.Context, root string, fn workspace.WalkFunc) error
 	if err != nil {
 		return err
 	}
-	return f.walk(ctx, root, fn)
+	return workspace.WalkTree(ctx, root, f.list, fn)
 }
 
-func (f *FS) walk(ctx context.Context, dir string, fn workspace.WalkFunc) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
+// list is the walk's directory listing: one read lock per directory, so
+// writers are not held off for the whole walk. A directory removed
+// meanwhile lists as empty.
+func (f *FS) list(dir string) ([]workspace.Entry, error) {
 	f.mu.RLock()
-	n, ok := f.nodes[dir]
-	var es []workspace.Entry
-	if ok && n.dir {
-		es = f.listLocked(dir, n)
+	defer f.mu.RUnlock()
+	if n, ok := f.nodes[dir]; ok && n.dir {
+		return f.listLocked(dir, n), nil
 	}
-	f.mu.RUnlock()
-	for _, e := range es {
-		p := child(dir, e.Name)
-		err := fn(p, e)
-		if e.Kind == workspace.KindDir {
-			if errors.Is(err, fs.SkipDir) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			if err := f.walk(ctx, p, fn); err != nil {
-				return err
-			}
-			continue
-		}
-		if errors.Is(err, fs.SkipDir) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return nil, nil
 }
 
 var (

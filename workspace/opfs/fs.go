@@ -804,41 +804,22 @@ func (f *FS) Walk(ctx context.Context, root string, fn workspace.WalkFunc) error
 	if err != nil {
 		return err
 	}
-	return f.walk(ctx, root, fn)
+	return workspace.WalkTree(ctx, root, f.walkList(ctx), fn)
 }
 
-func (f *FS) walk(ctx context.Context, dir string, fn workspace.WalkFunc) error {
-	if err := f.lock(ctx); err != nil {
-		return err
-	}
-	var es []workspace.Entry
-	if n, ok := f.nodes[dir]; ok && n.dir {
-		es = f.list(dir, n)
-	}
-	f.mu.Unlock()
-	for _, e := range es {
-		p := workspace.Join(dir, e.Name)
-		err := fn(p, e)
-		if e.Kind == workspace.KindDir {
-			if err == fs.SkipDir {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			if err := f.walk(ctx, p, fn); err != nil {
-				return err
-			}
-			continue
+// walkList lists one directory for workspace.WalkTree under one lock
+// hold; a directory removed meanwhile lists as empty.
+func (f *FS) walkList(ctx context.Context) func(dir string) ([]workspace.Entry, error) {
+	return func(dir string) ([]workspace.Entry, error) {
+		if err := f.lock(ctx); err != nil {
+			return nil, err
 		}
-		if err == fs.SkipDir {
-			return nil
+		defer f.mu.Unlock()
+		if n, ok := f.nodes[dir]; ok && n.dir {
+			return f.list(dir, n), nil
 		}
-		if err != nil {
-			return err
-		}
+		return nil, nil
 	}
-	return nil
 }
 
 // Stats describes the log, for tests and benchmarks.
