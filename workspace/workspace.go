@@ -382,35 +382,51 @@ func (w *Workspace) Walk(ctx context.Context, p string, fn WalkFunc) error {
 }
 
 func (w *Workspace) walkDir(ctx context.Context, dir string, fn WalkFunc) error {
-	return WalkTree(ctx, dir, func(d string) ([]Entry, error) { return w.d.ReadDir(ctx, d) }, fn)
+	return WalkTree(ctx, dir, func(d string) ([]Entry, []string, error) {
+		es, err := w.d.ReadDir(ctx, d)
+		return es, nil, err
+	}, fn)
 }
 
 // WalkTree is the one walk algorithm behind Workspace.Walk and the
 // built-in drivers' Walkers: it visits the subtree under dir in lexical
 // order, directories before their contents, listing each directory with
-// list (which must return entries sorted by name, and may take and drop
-// the driver's lock). fs.SkipDir, wrapped or not, from a directory skips
-// it and from a file skips the rest of its directory; any other error
-// stops the walk. ctx is checked before each listing.
-func WalkTree(ctx context.Context, dir string, list func(dir string) ([]Entry, error), fn WalkFunc) error {
+// list (which may take and drop the driver's lock). list returns the
+// directory's entries sorted by name and, optionally, their workspace
+// paths (paths[i] is entries[i]'s; nil: WalkTree joins dir and the name,
+// one allocation per entry, which a driver that caches listings avoids by
+// caching the paths too). Both slices are only read. fs.SkipDir, wrapped
+// or not, from a directory skips it and from a file skips the rest of its
+// directory; any other error stops the walk. ctx is checked before each
+// listing.
+func WalkTree(ctx context.Context, dir string, list func(dir string) (entries []Entry, paths []string, err error), fn WalkFunc) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	es, err := list(dir)
+	es, ps, err := list(dir)
 	if err != nil {
 		return err
 	}
-	for _, e := range es {
-		p := e.Name
-		if dir != "." {
+	if ps != nil && len(ps) != len(es) {
+		return fmt.Errorf("walk %s: the listing has %d entries but %d paths", Display(dir), len(es), len(ps))
+	}
+	for i := range es {
+		e := &es[i]
+		var p string
+		switch {
+		case ps != nil:
+			p = ps[i]
+		case dir == ".":
+			p = e.Name
+		default:
 			p = dir + "/" + e.Name // dir and name are clean: no path.Join
 		}
-		err := fn(p, e)
+		err := fn(p, *e)
 		if e.Kind == KindDir {
-			if errors.Is(err, fs.SkipDir) {
-				continue
-			}
 			if err != nil {
+				if errors.Is(err, fs.SkipDir) {
+					continue
+				}
 				return err
 			}
 			if err := WalkTree(ctx, p, list, fn); err != nil {
@@ -418,10 +434,10 @@ func WalkTree(ctx context.Context, dir string, list func(dir string) ([]Entry, e
 			}
 			continue
 		}
-		if errors.Is(err, fs.SkipDir) {
-			return nil
-		}
 		if err != nil {
+			if errors.Is(err, fs.SkipDir) {
+				return nil
+			}
 			return err
 		}
 	}

@@ -26,11 +26,21 @@ type node struct {
 	children map[string]struct{} // dir only: base names
 	c        *content            // file only; replaced, never mutated
 	mod      time.Time
-	// list caches the directory's entries in lexical order, so listings
-	// and walks do not sort a map each time. It is built under the read
-	// lock (racing builders store the same result) and dropped under the
-	// write lock by changed whenever an entry it holds could differ.
-	list atomic.Pointer[[]workspace.Entry]
+	// list caches the directory's entries in lexical order and their
+	// paths, so listings and walks neither sort a map nor build a path
+	// string each time. It is built under the read lock (racing builders
+	// store equal results) and dropped under the write lock whenever an
+	// entry or path it holds could differ: by changed, and by moveTree for
+	// every directory that moves (its children's paths change).
+	list atomic.Pointer[listing]
+}
+
+// listing is a directory's cached entries, sorted by name, and the
+// workspace path of each (paths[i] is entries[i]'s). Never modified once
+// stored.
+type listing struct {
+	entries []workspace.Entry
+	paths   []string
 }
 
 // changed records that directory dir's children changed at now: its
@@ -317,27 +327,29 @@ func (f *FS) ReadDir(ctx context.Context, name string) ([]workspace.Entry, error
 	if !n.dir {
 		return nil, workspace.ErrNotDir
 	}
-	return slices.Clone(f.listLocked(name, n)), nil
+	return slices.Clone(f.listLocked(name, n).entries), nil
 }
 
-// listLocked returns the sorted entries of directory n (at name), from the
-// cache when it is there. The slice is shared: callers must not modify it.
-// Called under the read or the write lock.
-func (f *FS) listLocked(name string, n *node) []workspace.Entry {
+// listLocked returns the sorted entries of directory n (at name) and
+// their paths, from the cache when it is there. The listing is shared:
+// callers must not modify it. Called under the read or the write lock.
+func (f *FS) listLocked(name string, n *node) *listing {
 	if l := n.list.Load(); l != nil {
-		return *l
+		return l
 	}
 	names := make([]string, 0, len(n.children))
 	for c := range n.children {
 		names = append(names, c)
 	}
 	slices.Sort(names)
-	out := make([]workspace.Entry, len(names))
+	l := &listing{entries: make([]workspace.Entry, len(names)), paths: make([]string, len(names))}
 	for i, c := range names {
-		out[i] = f.entry(c, f.nodes[child(name, c)])
+		p := child(name, c)
+		l.paths[i] = p
+		l.entries[i] = f.entry(c, f.nodes[p])
 	}
-	n.list.Store(&out)
-	return out
+	n.list.Store(l)
+	return l
 }
 
 // Remove implements workspace.Driver.
@@ -406,12 +418,14 @@ func (f *FS) Rename(ctx context.Context, from, to string) error {
 }
 
 // moveTree re-keys the subtree at from to to, visiting only that subtree.
-// Children maps hold base names, so they stay valid as they are.
+// Children maps hold base names, so they stay valid as they are; cached
+// listings hold paths, so each moved directory's is dropped.
 func (f *FS) moveTree(from, to string) {
 	n := f.nodes[from]
 	delete(f.nodes, from)
 	f.nodes[to] = n
 	if n.dir {
+		n.list.Store(nil)
 		for c := range n.children {
 			f.moveTree(from+"/"+c, to+"/"+c)
 		}
@@ -436,13 +450,14 @@ func (f *FS) Walk(ctx context.Context, root string, fn workspace.WalkFunc) error
 // list is the walk's directory listing: one read lock per directory, so
 // writers are not held off for the whole walk. A directory removed
 // meanwhile lists as empty.
-func (f *FS) list(dir string) ([]workspace.Entry, error) {
+func (f *FS) list(dir string) ([]workspace.Entry, []string, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	if n, ok := f.nodes[dir]; ok && n.dir {
-		return f.listLocked(dir, n), nil
+		l := f.listLocked(dir, n)
+		return l.entries, l.paths, nil
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
 var (

@@ -809,16 +809,16 @@ func (f *FS) Walk(ctx context.Context, root string, fn workspace.WalkFunc) error
 
 // walkList lists one directory for workspace.WalkTree under one lock
 // hold; a directory removed meanwhile lists as empty.
-func (f *FS) walkList(ctx context.Context) func(dir string) ([]workspace.Entry, error) {
-	return func(dir string) ([]workspace.Entry, error) {
+func (f *FS) walkList(ctx context.Context) func(dir string) ([]workspace.Entry, []string, error) {
+	return func(dir string) ([]workspace.Entry, []string, error) {
 		if err := f.lock(ctx); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defer f.mu.Unlock()
 		if n, ok := f.nodes[dir]; ok && n.dir {
-			return f.list(dir, n), nil
+			return f.list(dir, n), nil, nil
 		}
-		return nil, nil
+		return nil, nil, nil
 	}
 }
 

@@ -1,0 +1,189 @@
+package memfs_test
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/a3s-lab/code-wasm/workspace"
+	"github.com/a3s-lab/code-wasm/workspace/memfs"
+)
+
+type visit struct {
+	path string
+	e    workspace.Entry
+}
+
+func walkAll(t *testing.T, ws *workspace.Workspace, root string) []visit {
+	t.Helper()
+	var out []visit
+	if err := ws.Walk(context.Background(), root, func(p string, e workspace.Entry) error {
+		out = append(out, visit{p, e})
+		return nil
+	}); err != nil {
+		t.Fatalf("Walk(%s): %v", root, err)
+	}
+	return out
+}
+
+// TestWalkCacheInvalidation: memfs caches each directory's listing with
+// its children's paths. After every kind of change, a walk over the warm
+// caches must agree with a walk of an identical file system that was never
+// walked (same paths, names, kinds, sizes), and each entry must equal what
+// Stat says of its path now (ModTime included).
+func TestWalkCacheInvalidation(t *testing.T) {
+	ctx := context.Background()
+	seed := []string{"a/b/c.txt", "a/b/d/e.txt", "a/z.txt", "a-b/x", "a.txt", "go/src/x.go", "go.mod", "m/n/o/p/q.txt"}
+	cases := []struct {
+		name string
+		op   func(ws *workspace.Workspace) error
+	}{
+		{"write a new file", func(ws *workspace.Workspace) error {
+			_, err := ws.WriteFile(ctx, "a/b/new.txt", []byte("n"))
+			return err
+		}},
+		{"overwrite with another size", func(ws *workspace.Workspace) error {
+			_, err := ws.WriteFile(ctx, "a/b/c.txt", []byte("longer content"))
+			return err
+		}},
+		{"put a file in new directories", func(ws *workspace.Workspace) error { return ws.PutFile(ctx, "new/dir/f.go", []byte("x")) }},
+		{"append", func(ws *workspace.Workspace) error {
+			_, err := ws.AppendFile(ctx, "a/z.txt", []byte("more"), "")
+			return err
+		}},
+		{"mkdir", func(ws *workspace.Workspace) error { return ws.MkdirAll(ctx, "a/b/d/deeper/still") }},
+		{"remove a file", func(ws *workspace.Workspace) error { return ws.Remove(ctx, "a/b/d/e.txt") }},
+		{"remove a directory", func(ws *workspace.Workspace) error { return ws.Remove(ctx, "a/b") }},
+		{"rename a file", func(ws *workspace.Workspace) error { return ws.Rename(ctx, "a.txt", "a/b/d/a.txt") }},
+		{"rename a deep directory", func(ws *workspace.Workspace) error { return ws.Rename(ctx, "m/n", "m2") }},
+		{"rename a directory to another parent", func(ws *workspace.Workspace) error { return ws.Rename(ctx, "a/b", "go/src/b") }},
+		{"rename a directory onto a name used before", func(ws *workspace.Workspace) error {
+			if err := ws.Rename(ctx, "a", "tmp"); err != nil {
+				return err
+			}
+			return ws.Rename(ctx, "tmp/b", "a")
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			warm, _ := workspace.New(memfs.New())
+			cold, _ := workspace.New(memfs.New())
+			for _, p := range seed {
+				for _, ws := range []*workspace.Workspace{warm, cold} {
+					if _, err := ws.WriteFile(ctx, p, []byte("content of "+p)); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			walkAll(t, warm, ".") // fill every directory's cache
+			for _, ws := range []*workspace.Workspace{warm, cold} {
+				if err := c.op(ws); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, want := walkAll(t, warm, "."), walkAll(t, cold, ".")
+			strip := func(vs []visit) []string {
+				var out []string
+				for _, v := range vs {
+					out = append(out, fmt.Sprintf("%s %s %s %d", v.path, v.e.Name, v.e.Kind, v.e.Size))
+				}
+				return out
+			}
+			if g, w := strip(got), strip(want); !slices.Equal(g, w) {
+				t.Errorf("walk over warm caches:\n%s\nwant (never walked):\n%s", strings.Join(g, "\n"), strings.Join(w, "\n"))
+			}
+			for _, v := range got {
+				st, err := warm.Stat(ctx, v.path)
+				if err != nil || st != v.e {
+					t.Errorf("walk gave %s %+v; Stat gives %+v, %v", v.path, v.e, st, err)
+				}
+			}
+			// ReadDir shares the cache: it must agree too, and a caller
+			// changing its result must not change the cache.
+			es, err := warm.ReadDir(ctx, ".")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range es {
+				es[i].Name = "changed"
+			}
+			if again, _ := warm.ReadDir(ctx, "."); len(again) > 0 && again[0].Name == "changed" {
+				t.Error("ReadDir returned the cached slice itself")
+			}
+		})
+	}
+}
+
+// TestWalkWhileRenaming runs walkers over warm caches while writers move
+// a directory back and forth and add files: every path a walk gives must
+// end with the entry's name and lie in the directory the walk reached it
+// from (a stale cached path would not), and, run with -race, no access may
+// race.
+func TestWalkWhileRenaming(t *testing.T) {
+	ctx := context.Background()
+	ws, _ := workspace.New(memfs.New())
+	for i := range 20 {
+		if _, err := ws.WriteFile(ctx, fmt.Sprintf("p/q/r/f%02d.txt", i), []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	stop := make(chan struct{})
+	wg.Add(1)
+	go func() { // the writer
+		defer wg.Done()
+		defer close(stop)
+		names := []string{"p", "p2"}
+		for i := range 200 {
+			from, to := names[i%2], names[(i+1)%2]
+			if err := ws.Rename(ctx, from, to); err != nil {
+				errs <- err
+				return
+			}
+			if _, err := ws.WriteFile(ctx, fmt.Sprintf("%s/q/w%03d.txt", to, i), []byte("y")); err != nil {
+				errs <- err
+				return
+			}
+			runtime.Gosched() // js/wasm has no preemption: let the walkers run
+		}
+	}()
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				dirs := map[string]bool{".": true}
+				err := ws.Walk(ctx, ".", func(p string, e workspace.Entry) error {
+					if path.Base(p) != e.Name || !dirs[path.Dir(p)] {
+						return fmt.Errorf("walk gave path %q for entry %q (directories reached: %v)", p, e.Name, dirs)
+					}
+					if e.Kind == workspace.KindDir {
+						dirs[p] = true
+					}
+					return nil
+				})
+				if err != nil {
+					errs <- err
+					return
+				}
+				runtime.Gosched()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
