@@ -95,52 +95,73 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 		walkRoot = workspace.Join(root, base)
 	}
 	// "**/<name pattern>" matches at any depth: test the base name only.
-	match := func(rel, base string) bool {
-		ok, _ := doublestar.Match(pattern, rel)
-		return ok
-	}
+	var name func(string) bool
 	if rest, ok := strings.CutPrefix(pattern, "**/"); ok && !strings.ContainsAny(rest, "/\\") && rest != "**" {
-		name := nameMatcher(rest)
-		match = func(_, base string) bool { return name(base) }
+		name = nameMatcher(rest)
 	}
-	var matches []string
 	prefix := ""
 	if root != "." {
 		prefix = root + "/"
 	}
+	// sort=path needs every match to sort; sort=backend keeps only the
+	// requested page and counts the rest (a tree can hold far more matches
+	// than a page, and under js/wasm growing that slice was a quarter of
+	// the call: RATIONALE.md).
+	keepAll := sortBy == "path"
+	from, to := pg.Offset, pg.Offset+pg.AppliedLimit
+	var matches []string
+	total := 0
 	err = g.ws.Walk(ctx, walkRoot, func(p string, e workspace.Entry) error {
 		if e.Kind == workspace.KindDir {
 			return nil
 		}
-		if match(strings.TrimPrefix(p, prefix), e.Name) {
+		if name != nil {
+			if !name(e.Name) {
+				return nil
+			}
+		} else if ok, _ := doublestar.Match(pattern, strings.TrimPrefix(p, prefix)); !ok {
+			return nil
+		}
+		if keepAll || total >= from && total < to {
 			matches = append(matches, p)
 		}
+		total++
 		return nil
 	})
 	if err != nil && walkRoot != root {
 		if _, serr := g.ws.Stat(ctx, walkRoot); serr != nil {
-			err, matches = nil, nil // the literal prefix does not exist: no matches
+			err, matches, total = nil, nil, 0 // the literal prefix does not exist: no matches
 		}
 	}
 	if err != nil {
 		return nil, asOp("glob", err)
 	}
-	if sortBy == "path" {
+	if keepAll {
 		slices.Sort(matches)
 	}
-	lo, hi, err := pg.window("glob", len(matches))
+	lo, hi, err := pg.window("glob", total)
 	if err != nil {
 		return nil, err
 	}
-	page := matches[lo:hi]
+	page := matches
+	if keepAll {
+		page = matches[lo:hi]
+	}
 	var b strings.Builder
-	if len(matches) == 0 {
+	if total == 0 {
 		fmt.Fprintf(&b, "No files found matching pattern: %s\n", *a.Pattern)
 	} else {
+		size := 0
 		for _, p := range page {
-			b.WriteString(workspace.Display(p) + "\n")
+			size += len(p) + 1
 		}
-		b.WriteString(pg.footer("file(s)") + "\n")
+		b.Grow(size + 256) // the paths and the footer: one allocation
+		for _, p := range page {
+			writeDisplay(&b, p)
+			b.WriteByte('\n')
+		}
+		b.WriteString(pg.footer("file(s)"))
+		b.WriteByte('\n')
 	}
 	if page == nil {
 		page = []string{}
