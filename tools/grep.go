@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/a3s-lab/code-wasm/internal/bytescan"
 	"github.com/a3s-lab/code-wasm/kernel"
 	"github.com/a3s-lab/code-wasm/workspace"
 	"github.com/bmatcuk/doublestar/v4"
@@ -81,7 +82,16 @@ type grepArgs struct {
 type lineMatcher struct {
 	re   *regexp.Regexp
 	lit  []byte // required literal, or nil
-	fold bool   // lit is ASCII and matched case-insensitively
+	fold bool   // lit is ASCII (lower case) and matched case-insensitively
+	// anchor is the offset in lit of its rarest byte (byteRank), the one
+	// scanned for: the fewer candidates, the fewer checks. near is what the
+	// scan checks around each hit (setLiteral).
+	anchor int
+	near   bytescan.Near
+	// decides: the pattern is the literal and its neighbour sets and
+	// nothing more (`ErrUnexpectedEOF`, `[A-Z]{4,}_[A-Z]{4,}`), so an
+	// occurrence that passes neighbours is a match without the regexp.
+	decides bool
 	// before and after, when not nil, hold every byte that can sit right
 	// before / after the literal in a match (from the pattern pieces next
 	// to it, e.g. [A-Z] in `[A-Z]{4,}_[A-Z]{4,}`): an occurrence of lit
@@ -115,41 +125,44 @@ const maxEdge = 8
 // byte that can be k bytes in from that end. fixed reports that re always
 // matches exactly len(seq) bytes, so what follows it can be appended. An
 // empty seq means nothing is known; a non-empty one implies re never
-// matches the empty string.
-func edgeSeq(re *syntax.Regexp, last bool) (seq []*byteSet, fixed bool) {
+// matches the empty string. exact reports more: any string of one byte
+// from each set is itself a match of re (so a hit that passes the sets
+// needs no regexp run).
+func edgeSeq(re *syntax.Regexp, last bool) (seq []*byteSet, fixed, exact bool) {
 	switch re.Op {
 	case syntax.OpCapture:
 		return edgeSeq(re.Sub[0], last)
 	case syntax.OpPlus:
-		s, _ := edgeSeq(re.Sub[0], last)
-		return s, false
+		s, _, e := edgeSeq(re.Sub[0], last)
+		return s, false, e // one repetition is a match
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			s, _ := edgeSeq(re.Sub[0], last)
-			return s, false
+			s, _, e := edgeSeq(re.Sub[0], last)
+			return s, false, e && re.Min == 1
 		}
 	case syntax.OpAlternate:
 		var u byteSet
 		for _, sub := range re.Sub {
-			e, _ := edgeSeq(sub, last)
+			e, _, _ := edgeSeq(sub, last)
 			if len(e) == 0 {
-				return nil, false
+				return nil, false, false
 			}
 			for b, ok := range e[0] {
 				u[b] = u[b] || ok
 			}
 		}
-		return []*byteSet{&u}, false
+		return []*byteSet{&u}, false, false
 	case syntax.OpCharClass:
 		var s byteSet
 		for i := 0; i+1 < len(re.Rune); i += 2 {
 			s.addRange(re.Rune[i], re.Rune[i+1])
 		}
 		n := len(re.Rune)
-		return []*byteSet{&s}, n > 0 && re.Rune[n-1] < utf8.RuneSelf // ASCII only: one byte
+		ascii := n > 0 && re.Rune[n-1] < utf8.RuneSelf // one byte, and the set is exact
+		return []*byteSet{&s}, ascii, ascii
 	case syntax.OpLiteral:
 		if re.Flags&syntax.FoldCase != 0 || slices.Contains(re.Rune, utf8.RuneError) {
-			return nil, false // U+FFFD also matches one invalid byte
+			return nil, false, false // U+FFFD also matches one invalid byte
 		}
 		b := []byte(string(re.Rune))
 		if last {
@@ -160,35 +173,39 @@ func edgeSeq(re *syntax.Regexp, last bool) (seq []*byteSet, fixed bool) {
 			s[c] = true
 			seq = append(seq, &s)
 		}
-		return seq, len(b) <= maxEdge
+		return seq, len(b) <= maxEdge, len(b) <= maxEdge
 	case syntax.OpConcat:
 		pieces := slices.Clone(re.Sub)
 		if last {
 			slices.Reverse(pieces)
 		}
-		for i := 0; i < len(pieces) && len(seq) < maxEdge; i++ {
+		exact = true
+		i := 0
+		for ; i < len(pieces) && len(seq) < maxEdge; i++ {
 			// x+ next to copies of x (how Simplify writes x{n,}), x one
 			// byte wide: n bytes of x.
 			if p := pieces[i]; p.Op == syntax.OpPlus {
-				if s, f := edgeSeq(p.Sub[0], last); f && len(s) == 1 {
-					for j := i; j < len(pieces) && len(seq) < maxEdge && (j == i || pieces[j].Equal(p.Sub[0])); j++ {
+				if s, f, e := edgeSeq(p.Sub[0], last); f && len(s) == 1 {
+					j := i
+					for ; j < len(pieces) && len(seq) < maxEdge && (j == i || pieces[j].Equal(p.Sub[0])); j++ {
 						seq = append(seq, s[0])
 					}
-					return seq, false
+					return seq, false, exact && e && j == len(pieces)
 				}
 			}
-			s, f := edgeSeq(pieces[i], last)
+			s, f, e := edgeSeq(pieces[i], last)
 			seq = append(seq, s...)
 			if !f || len(s) == 0 {
-				return seq[:min(len(seq), maxEdge)], false
+				return seq[:min(len(seq), maxEdge)], false, exact && e && i == len(pieces)-1 && len(seq) <= maxEdge
 			}
+			exact = exact && e
 		}
-		if len(seq) > maxEdge {
-			return seq[:maxEdge], false
+		if len(seq) > maxEdge || i < len(pieces) {
+			return seq[:min(len(seq), maxEdge)], false, false // cut short
 		}
-		return seq, true
+		return seq, true, exact && len(seq) > 0
 	}
-	return nil, false
+	return nil, false, false
 }
 
 func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
@@ -210,10 +227,14 @@ func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
 			s := string(lit)
 			switch {
 			case !fold || !hasLetter(s):
-				m.lit = []byte(s)
+				m.setLiteral([]byte(s), false)
 			case asciiFoldable(s):
-				m.lit, m.fold = []byte(strings.ToLower(s)), true
+				m.setLiteral([]byte(strings.ToLower(s)), true)
 			}
+			// A line is matched without its "\n" and a CRLF line without
+			// its "\r": a hit that takes in either is no proof.
+			m.decides = m.lit != nil && req.decides && !strings.ContainsAny(s, "\r\n") &&
+				!slices.ContainsFunc(append(slices.Clone(m.before), m.after...), func(b *byteSet) bool { return b['\n'] || b['\r'] })
 		}
 	}
 	return m, nil
@@ -247,22 +268,29 @@ func requiredLiteral(re *syntax.Regexp) ([]rune, bool) {
 }
 
 // reqLiteral is a literal every match contains, with what must surround it
-// (nil: anything).
+// (nil: anything). decides reports that the literal with its surroundings
+// is the whole pattern: an occurrence whose surroundings pass is a match.
 type reqLiteral struct {
 	runes         []rune
 	fold          bool
 	before, after []*byteSet
+	decides       bool
 }
 
 func literalOf(re *syntax.Regexp) reqLiteral {
 	switch re.Op {
 	case syntax.OpLiteral:
-		return reqLiteral{runes: re.Rune, fold: re.Flags&syntax.FoldCase != 0}
+		if slices.Contains(re.Rune, utf8.RuneError) {
+			return reqLiteral{} // U+FFFD also matches an invalid byte, which a byte search would miss
+		}
+		return reqLiteral{runes: re.Rune, fold: re.Flags&syntax.FoldCase != 0, decides: true}
 	case syntax.OpCapture, syntax.OpPlus:
-		return literalOf(re.Sub[0])
+		return literalOf(re.Sub[0]) // one repetition is a match
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return literalOf(re.Sub[0])
+			l := literalOf(re.Sub[0])
+			l.decides = l.decides && re.Min == 1
+			return l
 		}
 	case syntax.OpConcat:
 		var best reqLiteral
@@ -274,57 +302,104 @@ func literalOf(re *syntax.Regexp) reqLiteral {
 		}
 		// Neighbours are known only when the literal is a piece of this
 		// concatenation itself, so the pieces next to it touch it.
+		// The literal decides when at most one piece sits on each side of
+		// it and that piece's sets are exact.
+		best.decides = false
 		if k >= 0 && re.Sub[k].Op == syntax.OpLiteral {
+			beforeExact, afterExact := k == 0, k == len(re.Sub)-1
 			if k > 0 {
-				best.before, _ = edgeSeq(re.Sub[k-1], true)
+				best.before, _, beforeExact = edgeSeq(re.Sub[k-1], true)
+				beforeExact = beforeExact && k == 1
 			}
 			if k+1 < len(re.Sub) {
-				best.after, _ = edgeSeq(re.Sub[k+1], false)
+				best.after, _, afterExact = edgeSeq(re.Sub[k+1], false)
+				afterExact = afterExact && k+2 == len(re.Sub)
 			}
+			best.decides = beforeExact && afterExact
 		}
 		return best
 	}
 	return reqLiteral{}
 }
 
-func (m *lineMatcher) index(data []byte) int {
-	if !m.fold {
-		return bytes.Index(data, m.lit)
-	}
-	lo := m.lit[0]
-	up := lo
-	if lo >= 'a' && lo <= 'z' {
-		up = lo - 32
-	}
-	// Next known positions of each case of the first byte (-2: unknown).
-	nl, nu := -2, -2
-	next := func(cached int, c byte, from int) int {
-		if cached >= from || cached == -1 {
-			return cached
+// setLiteral makes lit the required literal, picks its anchor and what
+// the byte scan checks around each anchor hit: the literal's own first and
+// last bytes, or, where the literal ends at the anchor, the first byte the
+// pattern allows next to it (m.before, m.after; set them first).
+func (m *lineMatcher) setLiteral(lit []byte, fold bool) {
+	m.lit, m.fold, m.anchor = lit, fold, 0
+	rank := func(c byte) uint8 {
+		if fold && c >= 'a' && c <= 'z' {
+			return max(byteRank[c], byteRank[c-0x20]) // both cases are hits
 		}
-		if j := bytes.IndexByte(data[from:], c); j >= 0 {
-			return from + j
-		}
-		return -1
+		return byteRank[c]
 	}
-	for off := 0; off+len(m.lit) <= len(data); {
-		nl = next(nl, lo, off)
-		i := nl
-		if up != lo {
-			nu = next(nu, up, off)
-			if nu >= 0 && (i < 0 || nu < i) {
-				i = nu
-			}
+	for i := range lit {
+		if rank(lit[i]) < rank(lit[m.anchor]) {
+			m.anchor = i
 		}
-		if i < 0 || len(data)-i < len(m.lit) {
+	}
+	one := func(c byte) *[256]bool {
+		var s [256]bool
+		s[c] = true
+		if fold && c >= 'a' && c <= 'z' {
+			s[c-0x20] = true
+		}
+		return &s
+	}
+	n, a := len(lit), m.anchor
+	m.near = bytescan.Near{}
+	switch {
+	case a > 0:
+		m.near.Prev, m.near.PrevDist = one(lit[0]), a
+	case len(m.before) > 0:
+		m.near.Prev, m.near.PrevDist = (*[256]bool)(m.before[0]), 1
+	}
+	switch {
+	case a < n-1:
+		m.near.Next, m.near.NextDist = one(lit[n-1]), n-1-a
+	case len(m.after) > 0:
+		m.near.Next, m.near.NextDist = (*[256]bool)(m.after[0]), 1
+	}
+}
+
+// index returns the offset of the first occurrence of the literal in data
+// at or after from, or -1. It scans for the anchor byte, with m.near
+// ruling out most hits in the scan itself, and checks the literal around
+// the rest.
+func (m *lineMatcher) index(data []byte, from int) int {
+	n, a := len(m.lit), m.anchor
+	for from+n <= len(data) {
+		j := bytescan.IndexNear(data, from+a, m.lit[a], m.fold, &m.near)
+		if j < 0 {
 			return -1
 		}
-		if bytes.EqualFold(data[i:i+len(m.lit)], m.lit) {
-			return i
+		at := j - a
+		if at+n > len(data) {
+			return -1 // an anchor hit too near the end for the literal
 		}
-		off = i + 1
+		// Up to two bytes, the scan has checked the whole literal.
+		if n <= 2 || m.fold && equalFoldLower(data[at:at+n], m.lit) || !m.fold && string(data[at:at+n]) == string(m.lit) {
+			return at
+		}
+		from = at + 1
 	}
 	return -1
+}
+
+// equalFoldLower reports whether b equals lower, an ASCII lower-case
+// string, ignoring ASCII case (the literal has no letter with a non-ASCII
+// fold: asciiFoldable).
+func equalFoldLower(b, lower []byte) bool {
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // neighbours reports whether the bytes around the literal found at at can
@@ -354,7 +429,7 @@ func (m *lineMatcher) scan(data []byte, fn func(idx, ls, le int)) int {
 
 // isBinary: a NUL byte in the first 8 KiB.
 func isBinary(data []byte) bool {
-	return bytes.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0
+	return bytescan.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0
 }
 
 // scanFile is scan, but with skipBinary a binary file reports no match
@@ -370,16 +445,19 @@ func (m *lineMatcher) scanFile(data []byte, fn func(idx, ls, le int), skipBinary
 	hit := func(ls, le int) {
 		count++
 		if fn != nil {
-			lineNo += bytes.Count(data[numbered:ls], []byte{'\n'})
+			lineNo += bytescan.Count(data[numbered:ls], '\n')
 			numbered = ls
 			fn(lineNo, ls, le)
 		}
 	}
 	if m.lit != nil {
-		pos := 0
+		// pos: where the literal is searched from; next: the start of the
+		// first line not yet handed to the regexp (pos can be inside it,
+		// after an occurrence whose neighbours ruled it out).
+		pos, next := 0, 0
 		for pos < len(data) {
-			i := m.index(data[pos:])
-			if i < 0 {
+			at := m.index(data, pos)
+			if at < 0 {
 				break
 			}
 			if skipBinary {
@@ -388,26 +466,25 @@ func (m *lineMatcher) scanFile(data []byte, fn func(idx, ls, le int), skipBinary
 				}
 				skipBinary = false
 			}
-			at := pos + i
 			if !m.neighbours(data, at) {
 				pos = at + 1
 				continue
 			}
-			ls := pos + bytes.LastIndexByte(data[pos:at], '\n') + 1
+			ls := next + bytes.LastIndexByte(data[next:at], '\n') + 1
 			le := len(data)
-			if j := bytes.IndexByte(data[at:], '\n'); j >= 0 {
+			if j := bytescan.IndexByte(data[at:], '\n'); j >= 0 {
 				le = at + j
 			}
-			if m.re.Match(trimCR(data[ls:le])) {
+			if m.decides || m.re.Match(trimCR(data[ls:le])) {
 				hit(ls, le)
 			}
-			pos = le + 1
+			pos, next = le+1, le+1
 		}
 		return count, false
 	}
 	for ls := 0; ls < len(data); {
 		le := len(data)
-		if j := bytes.IndexByte(data[ls:], '\n'); j >= 0 {
+		if j := bytescan.IndexByte(data[ls:], '\n'); j >= 0 {
 			le = ls + j
 		}
 		if m.re.Match(trimCR(data[ls:le])) {

@@ -1,0 +1,30 @@
+//go:build wasm
+
+package bytescan
+
+// IndexByte is bytes.IndexByte.
+func IndexByte(b []byte, c byte) int { return indexMask(b, c, 0) }
+
+// Count is bytes.Count(b, []byte{c}).
+func Count(b []byte, c byte) int { return countByte(b, c) }
+
+// indexFoldLetter: l is a lower-case ASCII letter; setting bit 0x20 maps
+// both cases, and only them, onto it.
+func indexFoldLetter(b []byte, l byte) int { return indexMask(b, l, 0x20) }
+
+// indexMask returns the index of the first byte x of b with x|mask == c,
+// or -1 (bytescan_wasm.s).
+//
+//go:noescape
+func indexMask(b []byte, c, mask byte) int
+
+// countByte returns how many bytes of b equal c (bytescan_wasm.s).
+//
+//go:noescape
+func countByte(b []byte, c byte) int
+
+// indexNear is IndexNear with the fold turned into a mask and both sides
+// always tested (bytescan_wasm.s).
+//
+//go:noescape
+func indexNear(b []byte, from int, c, mask byte, pd, nd int, prev, next *[256]bool) int
