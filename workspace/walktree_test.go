@@ -53,7 +53,7 @@ func TestWalkTreePaths(t *testing.T) {
 		{name: "paths joined below the root", root: "a", list: without, want: []string{"a/c", "a/c/e.txt", "a/d.txt"}},
 		{name: "SkipDir with paths given", root: ".", list: withPaths, skip: "a/c", want: []string{"a", "a/c", "a/d.txt", "b.txt"}},
 		{name: "SkipDir on a file with paths given", root: ".", list: withPaths, skip: "a/c/e.txt", want: []string{"a", "a/c", "a/c/e.txt", "a/d.txt", "b.txt"}},
-		{name: "paths do not pair up", root: ".", list: short, error: "2 entries but 1 paths"},
+		{name: "paths do not pair up", root: ".", list: short, error: "2 entries, 1 paths"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -400,15 +400,30 @@ func (w *Workspace) walkDir(ctx context.Context, dir string, fn WalkFunc) error 
 // directory; any other error stops the walk. ctx is checked before each
 // listing.
 func WalkTree(ctx context.Context, dir string, list func(dir string) (entries []Entry, paths []string, err error), fn WalkFunc) error {
+	return WalkTreeOf(ctx, dir, struct{}{}, func(d string, _ struct{}) ([]Entry, []string, []struct{}, error) {
+		es, ps, err := list(d)
+		return es, ps, nil, err
+	}, fn)
+}
+
+// WalkTreeOf is WalkTree for a driver that can return, with a listing, a
+// handle for each entry (memfs: its node), which the walk gives back with
+// the path when it lists that directory, so the driver need not look the
+// path up again (under js/wasm, hashing and comparing path keys without
+// hardware help was a quarter of a walk). root is dir's handle. handles
+// may be nil (list then gets the zero H); otherwise handles[i] is
+// entries[i]'s. The driver must check that a handle is still good (the
+// tree may have changed since the listing that gave it).
+func WalkTreeOf[H any](ctx context.Context, dir string, root H, list func(dir string, h H) (entries []Entry, paths []string, handles []H, err error), fn WalkFunc) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	es, ps, err := list(dir)
+	es, ps, hs, err := list(dir, root)
 	if err != nil {
 		return err
 	}
-	if ps != nil && len(ps) != len(es) {
-		return fmt.Errorf("walk %s: the listing has %d entries but %d paths", Display(dir), len(es), len(ps))
+	if ps != nil && len(ps) != len(es) || hs != nil && len(hs) != len(es) {
+		return fmt.Errorf("walk %s: the listing has %d entries, %d paths and %d handles", Display(dir), len(es), len(ps), len(hs))
 	}
 	for i := range es {
 		e := &es[i]
@@ -429,7 +444,11 @@ func WalkTree(ctx context.Context, dir string, list func(dir string) (entries []
 				}
 				return err
 			}
-			if err := WalkTree(ctx, p, list, fn); err != nil {
+			var h H
+			if hs != nil {
+				h = hs[i]
+			}
+			if err := WalkTreeOf(ctx, p, h, list, fn); err != nil {
 				return err
 			}
 			continue

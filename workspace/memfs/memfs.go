@@ -22,6 +22,10 @@ type FS struct {
 }
 
 type node struct {
+	// path is the node's key in nodes ("" once removed), kept in step by
+	// writes, moves and removals under the write lock: a walk holding the
+	// node from a listing checks with it that the node is still there.
+	path     string
 	dir      bool
 	children map[string]struct{} // dir only: base names
 	c        *content            // file only; replaced, never mutated
@@ -36,11 +40,12 @@ type node struct {
 }
 
 // listing is a directory's cached entries, sorted by name, and the
-// workspace path of each (paths[i] is entries[i]'s). Never modified once
-// stored.
+// workspace path and node of each (paths[i] and nodes[i] are entries[i]'s;
+// paths[i] is nodes[i].path, the same string). Never modified once stored.
 type listing struct {
 	entries []workspace.Entry
 	paths   []string
+	nodes   []*node
 }
 
 // changed records that directory dir's children changed at now: its
@@ -90,7 +95,7 @@ func (c *content) version() workspace.Version {
 // New returns an empty file system.
 func New() *FS {
 	f := &FS{nodes: map[string]*node{}, now: time.Now}
-	f.nodes["."] = &node{dir: true, children: map[string]struct{}{}, mod: f.now()}
+	f.nodes["."] = &node{path: ".", dir: true, children: map[string]struct{}{}, mod: f.now()}
 	return f
 }
 
@@ -226,7 +231,7 @@ func (f *FS) writeLocked(name string, c *content, ifVersion workspace.Version) e
 		}
 	}
 	now := f.now()
-	f.nodes[name] = &node{c: c, mod: now}
+	f.nodes[name] = &node{path: name, c: c, mod: now}
 	f.nodes[path.Dir(name)].children[path.Base(name)] = struct{}{}
 	f.changed(path.Dir(name), now)
 	return nil
@@ -307,7 +312,7 @@ func (f *FS) mkdirAllLocked(name string) error {
 		return err
 	}
 	now := f.now()
-	f.nodes[name] = &node{dir: true, children: map[string]struct{}{}, mod: now}
+	f.nodes[name] = &node{path: name, dir: true, children: map[string]struct{}{}, mod: now}
 	f.nodes[parent].children[path.Base(name)] = struct{}{}
 	f.changed(parent, now)
 	return nil
@@ -342,11 +347,11 @@ func (f *FS) listLocked(name string, n *node) *listing {
 		names = append(names, c)
 	}
 	slices.Sort(names)
-	l := &listing{entries: make([]workspace.Entry, len(names)), paths: make([]string, len(names))}
+	l := &listing{entries: make([]workspace.Entry, len(names)), paths: make([]string, len(names)), nodes: make([]*node, len(names))}
 	for i, c := range names {
-		p := child(name, c)
-		l.paths[i] = p
-		l.entries[i] = f.entry(c, f.nodes[p])
+		cn := f.nodes[child(name, c)]
+		l.paths[i], l.nodes[i] = cn.path, cn
+		l.entries[i] = f.entry(c, cn)
 	}
 	n.list.Store(l)
 	return l
@@ -373,6 +378,7 @@ func (f *FS) Remove(ctx context.Context, name string) error {
 
 func (f *FS) deleteTree(name string) {
 	n := f.nodes[name]
+	n.path = ""
 	if n.dir {
 		for c := range n.children {
 			f.deleteTree(child(name, c))
@@ -423,7 +429,11 @@ func (f *FS) Rename(ctx context.Context, from, to string) error {
 func (f *FS) moveTree(from, to string) {
 	n := f.nodes[from]
 	delete(f.nodes, from)
+	if old := f.nodes[to]; old != nil {
+		old.path = "" // a file replaced by the move
+	}
 	f.nodes[to] = n
+	n.path = to
 	if n.dir {
 		n.list.Store(nil)
 		for c := range n.children {
@@ -444,20 +454,25 @@ func (f *FS) Walk(ctx context.Context, root string, fn workspace.WalkFunc) error
 	if err != nil {
 		return err
 	}
-	return workspace.WalkTree(ctx, root, f.list, fn)
+	return workspace.WalkTreeOf(ctx, root, n, f.list, fn)
 }
 
 // list is the walk's directory listing: one read lock per directory, so
-// writers are not held off for the whole walk. A directory removed
-// meanwhile lists as empty.
-func (f *FS) list(dir string) ([]workspace.Entry, []string, error) {
+// writers are not held off for the whole walk. n is dir's node from the
+// listing the walk found dir in: while it is still at dir (its path says
+// so) no lookup is needed; if it moved or was removed meanwhile, dir is
+// looked up, and a directory no longer there lists as empty.
+func (f *FS) list(dir string, n *node) ([]workspace.Entry, []string, []*node, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	if n, ok := f.nodes[dir]; ok && n.dir {
-		l := f.listLocked(dir, n)
-		return l.entries, l.paths, nil
+	if n == nil || n.path != dir {
+		n = f.nodes[dir]
 	}
-	return nil, nil, nil
+	if n != nil && n.dir {
+		l := f.listLocked(dir, n)
+		return l.entries, l.paths, l.nodes, nil
+	}
+	return nil, nil, nil, nil
 }
 
 var (

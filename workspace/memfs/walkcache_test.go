@@ -187,3 +187,70 @@ func TestWalkWhileRenaming(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWalkIntoChangedDirectory: the walk holds each directory's node from
+// the parent's listing; when the callback for a directory moves, removes
+// or replaces it before the walk enters it, the walk must list what is at
+// that path now (nothing, or the new directory), never the old node's
+// children under their old paths.
+func TestWalkIntoChangedDirectory(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		at   string
+		op   func(ws *workspace.Workspace) error
+		want []string
+	}{
+		{"moved away", "a", func(ws *workspace.Workspace) error { return ws.Rename(ctx, "a", "z") },
+			[]string{"a", "b.txt"}},
+		{"removed", "a", func(ws *workspace.Workspace) error { return ws.Remove(ctx, "a") },
+			[]string{"a", "b.txt"}},
+		{"replaced by another directory", "a", func(ws *workspace.Workspace) error {
+			if err := ws.Rename(ctx, "a", "z"); err != nil {
+				return err
+			}
+			_, err := ws.WriteFile(ctx, "a/new.txt", []byte("n"))
+			return err
+		}, []string{"a", "a/new.txt", "b.txt"}},
+		{"replaced by a file", "a", func(ws *workspace.Workspace) error {
+			if err := ws.Remove(ctx, "a"); err != nil {
+				return err
+			}
+			_, err := ws.WriteFile(ctx, "a", []byte("now a file"))
+			return err
+		}, []string{"a", "b.txt"}},
+		{"parent moved", "a/c", func(ws *workspace.Workspace) error { return ws.Rename(ctx, "a", "z") },
+			[]string{"a", "a/c", "a/e.txt", "b.txt"}}, // a/e.txt: a was listed before the move
+		{"sibling moved onto it", "a", func(ws *workspace.Workspace) error {
+			if err := ws.Remove(ctx, "a"); err != nil {
+				return err
+			}
+			return ws.Rename(ctx, "y", "a")
+		}, []string{"a", "a/moved.txt", "b.txt"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ws, _ := workspace.New(memfs.New())
+			for _, p := range []string{"a/c/d.txt", "a/e.txt", "b.txt", "y/moved.txt"} {
+				if _, err := ws.WriteFile(ctx, p, []byte(p)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			walkAll(t, ws, ".") // warm the caches
+			var got []string
+			err := ws.Walk(ctx, ".", func(p string, e workspace.Entry) error {
+				if strings.HasPrefix(p, "y") || strings.HasPrefix(p, "z") {
+					return nil
+				}
+				got = append(got, p)
+				if p == c.at {
+					return c.op(ws)
+				}
+				return nil
+			})
+			if err != nil || !slices.Equal(got, c.want) {
+				t.Errorf("walk visited %q, %v; want %q", got, err, c.want)
+			}
+		})
+	}
+}
