@@ -95,9 +95,13 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 		walkRoot = workspace.Join(root, base)
 	}
 	// "**/<name pattern>" matches at any depth: test the base name only.
-	var name func(string) bool
+	var name *nameMatch
 	if rest, ok := strings.CutPrefix(pattern, "**/"); ok && !strings.ContainsAny(rest, "/\\") && rest != "**" {
-		name = nameMatcher(rest)
+		name = newNameMatch(rest)
+	}
+	suffix := "" // "**/*.go": the names ending in suffix
+	if name != nil && name.suffix && name.last != "" {
+		suffix = name.last
 	}
 	prefix := ""
 	if root != "." {
@@ -111,21 +115,30 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 	from, to := pg.Offset, pg.Offset+pg.AppliedLimit
 	var matches []string
 	total := 0
-	err = g.ws.Walk(ctx, walkRoot, func(p string, e workspace.Entry) error {
-		if e.Kind == workspace.KindDir {
-			return nil
+	// Runs of entries, not a call per entry: under js/wasm the calls were
+	// most of the walk (RATIONALE.md).
+	err = g.ws.WalkRuns(ctx, walkRoot, func(ps []string, es []workspace.Entry) error {
+		n := len(es)
+		if es[n-1].Kind == workspace.KindDir { // only the last of a run can be
+			n--
 		}
-		if name != nil {
-			if !name(e.Name) {
-				return nil
+		for i := range n {
+			if suffix != "" { // hasSuffix in line: no call per name
+				if !hasSuffix(es[i].Name, suffix) {
+					continue
+				}
+			} else if name != nil {
+				if !name.matchBase(es[i].Name) {
+					continue
+				}
+			} else if ok, _ := doublestar.Match(pattern, strings.TrimPrefix(ps[i], prefix)); !ok {
+				continue
 			}
-		} else if ok, _ := doublestar.Match(pattern, strings.TrimPrefix(p, prefix)); !ok {
-			return nil
+			if keepAll || total >= from && total < to {
+				matches = append(matches, ps[i])
+			}
+			total++
 		}
-		if keepAll || total >= from && total < to {
-			matches = append(matches, p)
-		}
-		total++
 		return nil
 	})
 	if err != nil && walkRoot != root {
@@ -172,42 +185,98 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 	return kernel.OK(out, meta), nil
 }
 
-// nameMatcher returns a matcher of base names (no '/') equivalent to
-// doublestar.Match(pattern, name). Patterns whose only wildcard is '*'
-// between ASCII literals (`*.go`, `*_test.go`, `Makefile`, `x*y*z`), the
-// common case, are matched with prefix, suffix and substring searches
-// instead of doublestar's rune-by-rune matcher, which dominated walking a
-// large tree (see RATIONALE.md); anything else goes to doublestar.
+// nameMatcher returns a matcher of names equivalent to
+// doublestar.Match(pattern, name): newNameMatch's match.
 func nameMatcher(pattern string) func(name string) bool {
-	simple := !strings.Contains(pattern, "**")
-	for i := 0; i < len(pattern) && simple; i++ {
+	return newNameMatch(pattern).match
+}
+
+// nameMatch matches names as doublestar.Match(pattern, name) does.
+// Patterns whose only wildcard is '*' between ASCII literals (`*.go`,
+// `*_test.go`, `Makefile`, `x*y*z`), the common case, are matched with
+// prefix, suffix and substring tests instead of doublestar's rune-by-rune
+// matcher, which dominated walking a large tree (see RATIONALE.md);
+// anything else goes to doublestar. The prefix and suffix are compared
+// byte by byte in line: under js/wasm a call to the runtime's memequal per
+// name (two per name) was a quarter of a glob.
+type nameMatch struct {
+	pattern     string
+	simple      bool     // only '*' wildcards, ASCII
+	stars       bool     // at least one '*' (else: an exact name)
+	suffix      bool     // "*" + last: the commonest pattern, tested first
+	first, last string   // the literals before the first '*' and after the last
+	mid         []string // the literals between
+}
+
+func newNameMatch(pattern string) *nameMatch {
+	m := &nameMatch{pattern: pattern, simple: !strings.Contains(pattern, "**")}
+	for i := 0; i < len(pattern) && m.simple; i++ {
 		c := pattern[i]
-		simple = c < utf8.RuneSelf && c != '/' && !strings.ContainsRune("?[]{}\\,!", rune(c))
+		m.simple = c < utf8.RuneSelf && c != '/' && !strings.ContainsRune("?[]{}\\,!", rune(c))
 	}
-	if !simple {
-		return func(name string) bool {
-			ok, _ := doublestar.Match(pattern, name)
-			return ok
-		}
+	if !m.simple {
+		return m
 	}
 	parts := strings.Split(pattern, "*")
-	if len(parts) == 1 {
-		return func(name string) bool { return name == pattern && !strings.Contains(name, "/") }
+	m.stars = len(parts) > 1
+	m.first, m.last, m.mid = parts[0], parts[len(parts)-1], parts[1:max(1, len(parts)-1)]
+	m.suffix = len(parts) == 2 && m.first == ""
+	return m
+}
+
+// match is doublestar.Match(pattern, name) for any name.
+func (m *nameMatch) match(name string) bool {
+	return m.matchBase(name) && (!m.simple || strings.IndexByte(name, '/') < 0)
+}
+
+// matchBase is match for a base name, which holds no '/' (a walk's
+// Entry.Name): '*' cannot have crossed one, so that test is left out.
+func (m *nameMatch) matchBase(name string) bool {
+	if m.suffix {
+		return hasSuffix(name, m.last)
 	}
-	first, last, mid := parts[0], parts[len(parts)-1], parts[1:len(parts)-1]
-	return func(name string) bool {
-		if len(name) < len(first)+len(last) || !strings.HasPrefix(name, first) || !strings.HasSuffix(name, last) ||
-			strings.Contains(name, "/") {
+	return m.matchOther(name)
+}
+
+func (m *nameMatch) matchOther(name string) bool {
+	if !m.simple {
+		ok, _ := doublestar.Match(m.pattern, name)
+		return ok
+	}
+	if !m.stars {
+		return name == m.pattern
+	}
+	first, last := m.first, m.last
+	if len(name) < len(first)+len(last) || !hasSuffix(name, last) {
+		return false
+	}
+	for i := 0; i < len(first); i++ {
+		if name[i] != first[i] {
 			return false
 		}
-		s := name[len(first) : len(name)-len(last)]
-		for _, m := range mid {
-			i := strings.Index(s, m)
-			if i < 0 {
-				return false
-			}
-			s = s[i+len(m):]
-		}
-		return true
 	}
+	s := name[len(first) : len(name)-len(last)]
+	for _, part := range m.mid {
+		i := strings.Index(s, part)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(part):]
+	}
+	return true
+}
+
+// hasSuffix is strings.HasSuffix comparing in line from the end, where
+// names differ most (`.go`, `.s`, `_test.go`).
+func hasSuffix(s, suffix string) bool {
+	if len(s) < len(suffix) {
+		return false
+	}
+	s = s[len(s)-len(suffix):]
+	for i := len(suffix) - 1; i >= 0; i-- {
+		if s[i] != suffix[i] {
+			return false
+		}
+	}
+	return true
 }

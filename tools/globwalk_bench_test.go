@@ -37,6 +37,14 @@ func BenchmarkGlobParts(b *testing.B) {
 			}
 		}
 	})
+	b.Run("walk/runs-noop", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			n := 0
+			if err := ws.WalkRuns(ctx, ".", func(_ []string, es []workspace.Entry) error { n += len(es); return nil }); err != nil || n == 0 {
+				b.Fatal(n, err)
+			}
+		}
+	})
 	cases := []struct {
 		name string
 		args map[string]any

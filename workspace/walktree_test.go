@@ -82,6 +82,41 @@ func TestWalkTreePaths(t *testing.T) {
 			}
 		})
 	}
+	// A driver's Listing may say where its directories are; a wrong index
+	// is an error, not a walk that misses or invents a directory.
+	listing := func(dirs map[string][]int) func(string, struct{}) (*workspace.Listing[struct{}], error) {
+		return func(d string, _ struct{}) (*workspace.Listing[struct{}], error) {
+			es, ps, _ := withPaths(d)
+			return &workspace.Listing[struct{}]{Entries: es, Paths: ps, Dirs: dirs[d]}, nil
+		}
+	}
+	dirCases := []struct {
+		name  string
+		dirs  map[string][]int
+		want  []string
+		error string
+	}{
+		{"Dirs given", map[string][]int{".": {0}, "a": {0}, "a/c": {}}, []string{"a", "a/c", "a/c/e.txt", "a/d.txt", "b.txt"}, ""},
+		{"Dirs computed", nil, []string{"a", "a/c", "a/c/e.txt", "a/d.txt", "b.txt"}, ""},
+		{"Dirs naming a file", map[string][]int{".": {1}}, nil, "index 1 is not a directory"},
+		{"Dirs out of range", map[string][]int{".": {0}, "a": {0, 2}}, []string{"a", "a/c", "a/c/e.txt"}, "index 2 is not a directory"},
+		{"Dirs out of order", map[string][]int{".": {0}, "a": {0, 0}}, []string{"a", "a/c", "a/c/e.txt"}, "index 0 is not a directory"},
+	}
+	for _, c := range dirCases {
+		t.Run(c.name, func(t *testing.T) {
+			var got []string
+			err := workspace.WalkTreeOf(context.Background(), ".", struct{}{}, listing(c.dirs), func(p string, e workspace.Entry) error {
+				got = append(got, p)
+				return nil
+			})
+			if c.error == "" && err != nil || c.error != "" && (err == nil || !strings.Contains(err.Error(), c.error)) {
+				t.Fatalf("WalkTreeOf error %v; want %q", err, c.error)
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("visited %q; want %q", got, c.want)
+			}
+		})
+	}
 	t.Run("cancelled context", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()

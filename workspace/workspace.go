@@ -357,28 +357,114 @@ func (w *Workspace) Walk(ctx context.Context, p string, fn WalkFunc) error {
 	if err := w.need("walk", name, w.caps.Read, "read"); err != nil {
 		return err
 	}
-	// Pace every entry, whichever driver walks: a walk of a large tree
+	// Pace the entries, whichever driver walks: a walk of a large tree
 	// stays cancellable, and under js/wasm lets the host run its events.
-	var pc Pacer
+	pc := walkPacer{ctx: ctx}
 	user := fn
 	fn = func(p string, e Entry) error {
-		if err := pc.Tick(ctx); err != nil {
+		if err := pc.add(1); err != nil {
 			return err
 		}
 		return user(p, e)
 	}
 	if wk, ok := w.d.(Walker); ok {
-		err := wk.Walk(ctx, name, fn)
-		if errors.Is(err, fs.SkipAll) {
-			return nil
-		}
-		return wrap("walk", name, err)
+		err = wk.Walk(ctx, name, fn)
+	} else {
+		err = w.walkDir(ctx, name, fn)
 	}
-	err = w.walkDir(ctx, name, fn)
 	if errors.Is(err, fs.SkipAll) {
 		return nil
 	}
 	return wrap("walk", name, err)
+}
+
+// WalkRunFunc is called by WalkRuns with a run of entries: consecutive
+// entries of one directory listing, in walk order, where only the last may
+// be a directory (its contents come in later runs). paths[i] is
+// entries[i]'s workspace path. Both slices may be the driver's own: read
+// them during the call, do not modify or keep them (the strings may be
+// kept). Returning fs.SkipDir skips the directory that ends the run;
+// fs.SkipAll stops the walk, and WalkRuns returns nil; any other error
+// stops it and is returned.
+type WalkRunFunc func(paths []string, entries []Entry) error
+
+// RunWalker is implemented by drivers that can walk in runs
+// (Workspace.WalkRuns) from listings they hold, so a walk costs a call per
+// run rather than per entry.
+type RunWalker interface {
+	WalkRuns(ctx context.Context, root string, fn WalkRunFunc) error
+}
+
+// WalkRuns is Walk for callers that look at many entries and do little
+// with each (glob): the same entries in the same order, handed over in
+// runs (WalkRunFunc) instead of one call per entry, which under js/wasm,
+// where a call costs several times what it does natively, was most of a
+// walk. A run may be as short as one entry (drivers without RunWalker).
+// The walk checks the context and paces itself every 64 entries; a
+// callback that does much work per entry should pace itself too.
+func (w *Workspace) WalkRuns(ctx context.Context, p string, fn WalkRunFunc) error {
+	name, err := w.resolve(ctx, "walk", p)
+	if err != nil {
+		return err
+	}
+	if err := w.need("walk", name, w.caps.Read, "read"); err != nil {
+		return err
+	}
+	pc := walkPacer{ctx: ctx}
+	user := fn
+	fn = func(ps []string, es []Entry) error {
+		if err := pc.add(len(es)); err != nil {
+			return err
+		}
+		return user(ps, es)
+	}
+	if rw, ok := w.d.(RunWalker); ok {
+		err = rw.WalkRuns(ctx, name, fn)
+	} else {
+		// One entry per run, through the driver's Walker or the fallback.
+		var ps [1]string
+		var es [1]Entry
+		one := func(p string, e Entry) error {
+			ps[0], es[0] = p, e
+			err := fn(ps[:], es[:])
+			if err != nil && e.Kind != KindDir && errors.Is(err, fs.SkipDir) {
+				return nil // a run ending at a file: nothing to skip
+			}
+			return err
+		}
+		if wk, ok := w.d.(Walker); ok {
+			err = wk.Walk(ctx, name, one)
+		} else {
+			err = w.walkDir(ctx, name, one)
+		}
+	}
+	if errors.Is(err, fs.SkipAll) {
+		return nil
+	}
+	return wrap("walk", name, err)
+}
+
+// walkPacer paces a walk by entries: every walkPaceEvery entries it asks
+// a Pacer for a Check (the context on each, the js/wasm clock on every
+// eighth, so every 512 entries). Ticking a Pacer per entry read the clock
+// every 64 entries, which under js/wasm (a call out to JS) was 14% of a
+// walk over GOROOT/src (RATIONALE.md).
+type walkPacer struct {
+	ctx  context.Context
+	pc   Pacer
+	n    int
+	next int
+}
+
+const walkPaceEvery = 64
+
+func (w *walkPacer) add(n int) error {
+	w.n += n
+	if w.n < w.next {
+		return nil
+	}
+	w.next = w.n + walkPaceEvery
+	return w.pc.Check(w.ctx)
 }
 
 func (w *Workspace) walkDir(ctx context.Context, dir string, fn WalkFunc) error {
@@ -395,68 +481,128 @@ func (w *Workspace) walkDir(ctx context.Context, dir string, fn WalkFunc) error 
 // directory's entries sorted by name and, optionally, their workspace
 // paths (paths[i] is entries[i]'s; nil: WalkTree joins dir and the name,
 // one allocation per entry, which a driver that caches listings avoids by
-// caching the paths too). Both slices are only read. fs.SkipDir, wrapped
-// or not, from a directory skips it and from a file skips the rest of its
-// directory; any other error stops the walk. ctx is checked before each
-// listing.
+// caching the paths too: see WalkTreeOf). Both slices are only read.
+// fs.SkipDir, wrapped or not, from a directory skips it and from a file
+// skips the rest of its directory; any other error stops the walk. ctx is
+// checked before each listing.
 func WalkTree(ctx context.Context, dir string, list func(dir string) (entries []Entry, paths []string, err error), fn WalkFunc) error {
-	return WalkTreeOf(ctx, dir, struct{}{}, func(d string, _ struct{}) ([]Entry, []string, []struct{}, error) {
+	return WalkTreeOf(ctx, dir, struct{}{}, func(d string, _ struct{}) (*Listing[struct{}], error) {
 		es, ps, err := list(d)
-		return es, ps, nil, err
+		return &Listing[struct{}]{Entries: es, Paths: ps}, err
 	}, fn)
 }
 
-// WalkTreeOf is WalkTree for a driver that can return, with a listing, a
-// handle for each entry (memfs: its node), which the walk gives back with
-// the path when it lists that directory, so the driver need not look the
-// path up again (under js/wasm, hashing and comparing path keys without
-// hardware help was a quarter of a walk). root is dir's handle. handles
-// may be nil (list then gets the zero H); otherwise handles[i] is
-// entries[i]'s. The driver must check that a handle is still good (the
-// tree may have changed since the listing that gave it).
-func WalkTreeOf[H any](ctx context.Context, dir string, root H, list func(dir string, h H) (entries []Entry, paths []string, handles []H, err error), fn WalkFunc) error {
+// Listing is one directory's listing for WalkTreeOf and WalkRunsOf, from a
+// driver that keeps more than the entries. Only Entries is required; the
+// walk computes what is nil, so a driver that caches listings caches the
+// rest too and a walk then allocates nothing and looks nothing up.
+type Listing[H any] struct {
+	Entries []Entry  // sorted by name
+	Paths   []string // Paths[i] is Entries[i]'s workspace path
+	// Handles[i] is what the driver wants back when the walk lists
+	// Entries[i] (memfs: its node), so it need not look the path up
+	// again; under js/wasm hashing and comparing path keys without
+	// hardware help was a quarter of a walk. The driver must check that a
+	// handle is still good: the tree may have changed since.
+	Handles []H
+	Dirs    []int // the indices of the directories in Entries, ascending (non-nil when there are none)
+}
+
+// WalkTreeOf is WalkTree over a driver's Listings: root is dir's handle,
+// and list is given back the handle of each directory it lists (the zero
+// H when the listing had no Handles). A nil *Listing is an empty
+// directory; the walk only reads a Listing, so a driver may return the
+// one it caches.
+func WalkTreeOf[H any](ctx context.Context, dir string, root H, list func(dir string, h H) (*Listing[H], error), fn WalkFunc) error {
+	return walkRuns(ctx, dir, root, list, func(ps []string, es []Entry) error {
+		for i := range es {
+			if err := fn(ps[i], es[i]); err != nil {
+				if !errors.Is(err, fs.SkipDir) {
+					return err
+				}
+				if es[i].Kind == KindDir {
+					return fs.SkipDir // the last of the run: skip its contents
+				}
+				return errSkipRest
+			}
+		}
+		return nil
+	})
+}
+
+// WalkRunsOf is WalkTreeOf for a RunWalker: the same walk, in runs
+// (WalkRunFunc). fn's fs.SkipDir skips the directory ending the run.
+func WalkRunsOf[H any](ctx context.Context, dir string, root H, list func(dir string, h H) (*Listing[H], error), fn WalkRunFunc) error {
+	return walkRuns(ctx, dir, root, list, fn)
+}
+
+// errSkipRest, from a run callback, skips the rest of the directory.
+var errSkipRest = errors.New("skip the rest of the directory")
+
+// walkRuns is the walk itself: each listing is cut into runs ending at
+// each directory, which is descended into after its run unless the run's
+// callback returned fs.SkipDir, wrapped or not (from a run ending at a
+// file, that skips nothing); errSkipRest ends the directory; any other
+// error stops the walk.
+func walkRuns[H any](ctx context.Context, dir string, root H, list func(dir string, h H) (*Listing[H], error), run WalkRunFunc) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	es, ps, hs, err := list(dir, root)
-	if err != nil {
+	l, err := list(dir, root)
+	if err != nil || l == nil {
 		return err
 	}
+	es, ps, hs, dirs := l.Entries, l.Paths, l.Handles, l.Dirs
 	if ps != nil && len(ps) != len(es) || hs != nil && len(hs) != len(es) {
 		return fmt.Errorf("walk %s: the listing has %d entries, %d paths and %d handles", Display(dir), len(es), len(ps), len(hs))
 	}
-	for i := range es {
-		e := &es[i]
-		var p string
-		switch {
-		case ps != nil:
-			p = ps[i]
-		case dir == ".":
-			p = e.Name
-		default:
-			p = dir + "/" + e.Name // dir and name are clean: no path.Join
+	if len(es) == 0 {
+		return nil
+	}
+	if ps == nil {
+		ps = make([]string, len(es))
+		for i := range es {
+			if dir == "." {
+				ps[i] = es[i].Name
+			} else {
+				ps[i] = dir + "/" + es[i].Name // dir and name are clean: no path.Join
+			}
 		}
-		err := fn(p, *e)
-		if e.Kind == KindDir {
-			if err != nil {
-				if errors.Is(err, fs.SkipDir) {
-					continue
-				}
-				return err
+	}
+	if dirs == nil {
+		dirs = []int{}
+		for i := range es {
+			if es[i].Kind == KindDir {
+				dirs = append(dirs, i)
 			}
-			var h H
-			if hs != nil {
-				h = hs[i]
-			}
-			if err := WalkTreeOf(ctx, p, h, list, fn); err != nil {
-				return err
-			}
-			continue
 		}
+	}
+	start := 0
+	for _, d := range dirs {
+		if d < start || d >= len(es) || es[d].Kind != KindDir {
+			return fmt.Errorf("walk %s: the listing's directory index %d is not a directory in order", Display(dir), d)
+		}
+		err := run(ps[start:d+1], es[start:d+1])
+		start = d + 1
 		if err != nil {
-			if errors.Is(err, fs.SkipDir) {
+			switch {
+			case err == errSkipRest:
 				return nil
+			case errors.Is(err, fs.SkipDir):
+				continue
 			}
+			return err
+		}
+		var h H
+		if hs != nil {
+			h = hs[d]
+		}
+		if err := walkRuns(ctx, ps[d], h, list, run); err != nil {
+			return err
+		}
+	}
+	if start < len(es) {
+		if err := run(ps[start:], es[start:]); err != nil && err != errSkipRest && !errors.Is(err, fs.SkipDir) {
 			return err
 		}
 	}

@@ -39,14 +39,10 @@ type node struct {
 	list atomic.Pointer[listing]
 }
 
-// listing is a directory's cached entries, sorted by name, and the
-// workspace path and node of each (paths[i] and nodes[i] are entries[i]'s;
-// paths[i] is nodes[i].path, the same string). Never modified once stored.
-type listing struct {
-	entries []workspace.Entry
-	paths   []string
-	nodes   []*node
-}
+// listing is a directory's cached listing: entries sorted by name, the
+// workspace path and node of each (Paths[i] is Handles[i].path, the same
+// string) and the indices of the directories. Never modified once stored.
+type listing = workspace.Listing[*node]
 
 // changed records that directory dir's children changed at now: its
 // modification time moves, its cached listing is dropped, and so is its
@@ -332,7 +328,7 @@ func (f *FS) ReadDir(ctx context.Context, name string) ([]workspace.Entry, error
 	if !n.dir {
 		return nil, workspace.ErrNotDir
 	}
-	return slices.Clone(f.listLocked(name, n).entries), nil
+	return slices.Clone(f.listLocked(name, n).Entries), nil
 }
 
 // listLocked returns the sorted entries of directory n (at name) and
@@ -347,11 +343,14 @@ func (f *FS) listLocked(name string, n *node) *listing {
 		names = append(names, c)
 	}
 	slices.Sort(names)
-	l := &listing{entries: make([]workspace.Entry, len(names)), paths: make([]string, len(names)), nodes: make([]*node, len(names))}
+	l := &listing{Entries: make([]workspace.Entry, len(names)), Paths: make([]string, len(names)), Handles: make([]*node, len(names)), Dirs: []int{}}
 	for i, c := range names {
 		cn := f.nodes[child(name, c)]
-		l.paths[i], l.nodes[i] = cn.path, cn
-		l.entries[i] = f.entry(c, cn)
+		l.Paths[i], l.Handles[i] = cn.path, cn
+		l.Entries[i] = f.entry(c, cn)
+		if cn.dir {
+			l.Dirs = append(l.Dirs, i)
+		}
 	}
 	n.list.Store(l)
 	return l
@@ -445,16 +444,32 @@ func (f *FS) moveTree(from, to string) {
 // Walk implements workspace.Walker: lexical order, directories before their
 // contents, under one read lock per directory.
 func (f *FS) Walk(ctx context.Context, root string, fn workspace.WalkFunc) error {
-	f.mu.RLock()
-	n, err := f.lookup(root)
-	if err == nil && !n.dir {
-		err = workspace.ErrNotDir
-	}
-	f.mu.RUnlock()
+	n, err := f.walkRoot(root)
 	if err != nil {
 		return err
 	}
 	return workspace.WalkTreeOf(ctx, root, n, f.list, fn)
+}
+
+// WalkRuns implements workspace.RunWalker: Walk's entries in runs cut from
+// the cached listings, which fn gets as they are (it must not modify
+// them).
+func (f *FS) WalkRuns(ctx context.Context, root string, fn workspace.WalkRunFunc) error {
+	n, err := f.walkRoot(root)
+	if err != nil {
+		return err
+	}
+	return workspace.WalkRunsOf(ctx, root, n, f.list, fn)
+}
+
+func (f *FS) walkRoot(root string) (*node, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	n, err := f.lookup(root)
+	if err == nil && !n.dir {
+		err = workspace.ErrNotDir
+	}
+	return n, err
 }
 
 // list is the walk's directory listing: one read lock per directory, so
@@ -462,17 +477,17 @@ func (f *FS) Walk(ctx context.Context, root string, fn workspace.WalkFunc) error
 // listing the walk found dir in: while it is still at dir (its path says
 // so) no lookup is needed; if it moved or was removed meanwhile, dir is
 // looked up, and a directory no longer there lists as empty.
-func (f *FS) list(dir string, n *node) ([]workspace.Entry, []string, []*node, error) {
+func (f *FS) list(dir string, n *node) (*listing, error) {
 	f.mu.RLock()
-	defer f.mu.RUnlock()
 	if n == nil || n.path != dir {
 		n = f.nodes[dir]
 	}
+	var l *listing
 	if n != nil && n.dir {
-		l := f.listLocked(dir, n)
-		return l.entries, l.paths, l.nodes, nil
+		l = f.listLocked(dir, n)
 	}
-	return nil, nil, nil, nil
+	f.mu.RUnlock()
+	return l, nil
 }
 
 var (
@@ -480,5 +495,6 @@ var (
 	_ workspace.LineReader = (*FS)(nil)
 	_ workspace.Appender   = (*FS)(nil)
 	_ workspace.Walker     = (*FS)(nil)
+	_ workspace.RunWalker  = (*FS)(nil)
 	_ workspace.Putter     = (*FS)(nil)
 )

@@ -153,7 +153,7 @@ func TestWalkWhileRenaming(t *testing.T) {
 			runtime.Gosched() // js/wasm has no preemption: let the walkers run
 		}
 	}()
-	for range 2 {
+	for _, runs := range []bool{false, true} { // one walker per entry, one in runs
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -164,15 +164,28 @@ func TestWalkWhileRenaming(t *testing.T) {
 				default:
 				}
 				dirs := map[string]bool{".": true}
-				err := ws.Walk(ctx, ".", func(p string, e workspace.Entry) error {
+				visit := func(p string, e workspace.Entry) error {
 					if path.Base(p) != e.Name || !dirs[path.Dir(p)] {
-						return fmt.Errorf("walk gave path %q for entry %q (directories reached: %v)", p, e.Name, dirs)
+						return fmt.Errorf("walk (runs %v) gave path %q for entry %q (directories reached: %v)", runs, p, e.Name, dirs)
 					}
 					if e.Kind == workspace.KindDir {
 						dirs[p] = true
 					}
 					return nil
-				})
+				}
+				var err error
+				if runs {
+					err = ws.WalkRuns(ctx, ".", func(ps []string, es []workspace.Entry) error {
+						for i := range es {
+							if err := visit(ps[i], es[i]); err != nil {
+								return err
+							}
+						}
+						return nil
+					})
+				} else {
+					err = ws.Walk(ctx, ".", visit)
+				}
 				if err != nil {
 					errs <- err
 					return
