@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/a3s-lab/code-wasm/internal/strscan"
 	"github.com/a3s-lab/code-wasm/kernel"
 	"github.com/a3s-lab/code-wasm/workspace"
 	"github.com/bmatcuk/doublestar/v4"
@@ -99,9 +100,9 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 	if rest, ok := strings.CutPrefix(pattern, "**/"); ok && !strings.ContainsAny(rest, "/\\") && rest != "**" {
 		name = newNameMatch(rest)
 	}
-	suffix := "" // "**/*.go": the names ending in suffix
+	var suffix *strscan.Suffix // "**/*.go": the names ending in ".go" (no '/' in it)
 	if name != nil && name.suffix && name.last != "" {
-		suffix = name.last
+		suffix = strscan.NewSuffix(name.last)
 	}
 	prefix := ""
 	if root != "." {
@@ -115,6 +116,16 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 	from, to := pg.Offset, pg.Offset+pg.AppliedLimit
 	var matches []string
 	total := 0
+	add := func(p string) {
+		if keepAll || total >= from && total < to {
+			if matches == nil && !keepAll {
+				matches = make([]string, 0, pg.AppliedLimit)
+			}
+			matches = append(matches, p)
+		}
+		total++
+	}
+	var idx []int32 // suffix.Index's output, reused
 	// Runs of entries, not a call per entry: under js/wasm the calls were
 	// most of the walk (RATIONALE.md).
 	err = g.ws.WalkRuns(ctx, walkRoot, func(ps []string, es []workspace.Entry) error {
@@ -122,22 +133,31 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 		if es[n-1].Kind == workspace.KindDir { // only the last of a run can be
 			n--
 		}
+		if suffix != nil {
+			// The suffix holds no '/', so a path ends with it exactly
+			// when its base name does.
+			if len(idx) < n {
+				idx = make([]int32, max(n, 256))
+			}
+			k := suffix.Index(ps[:n], idx[:n])
+			if !keepAll && (total+k <= from || total >= to) {
+				total += k // none of these is on the page
+				return nil
+			}
+			for _, j := range idx[:k] {
+				add(ps[j])
+			}
+			return nil
+		}
 		for i := range n {
-			if suffix != "" { // hasSuffix in line: no call per name
-				if !hasSuffix(es[i].Name, suffix) {
-					continue
-				}
-			} else if name != nil {
+			if name != nil {
 				if !name.matchBase(es[i].Name) {
 					continue
 				}
 			} else if ok, _ := doublestar.Match(pattern, strings.TrimPrefix(ps[i], prefix)); !ok {
 				continue
 			}
-			if keepAll || total >= from && total < to {
-				matches = append(matches, ps[i])
-			}
-			total++
+			add(ps[i])
 		}
 		return nil
 	})

@@ -1,0 +1,13 @@
+//go:build wasm
+
+package strscan
+
+func (x *Suffix) index(ss []string, out []int32) int {
+	return suffixIndexWord(ss, x.s, out, x.w, x.m)
+}
+
+// suffixIndexWord is Suffix.Index with suffixWord's w and m
+// (strscan_wasm.s).
+//
+//go:noescape
+func suffixIndexWord(ss []string, suffix string, out []int32, w, m uint64) int
