@@ -313,6 +313,49 @@ func (p PermissionPolicy) Decide(name string, args json.RawMessage) (Decision, s
 	}
 }
 
+// Hidden returns what a call of tool name must not see when it searches a
+// directory (grep, glob, ls): the paths a deny or ask rule scoped to paths
+// names for that tool, and, for grep, which shows file contents, for read
+// too. The rules see arguments, so without this a search of "." would show
+// what a rule keeps from a named path. The result reports whether a
+// resolved workspace path is hidden; nil means nothing is. A directory is
+// hidden when everything under it is (`secrets/**` hides `secrets`), so a
+// search need not descend into it.
+func (p PermissionPolicy) Hidden(name string) func(path string) bool {
+	if p.Disabled {
+		return nil
+	}
+	var pats []string
+	for _, set := range [][]string{p.Deny, p.Ask} {
+		for _, s := range set {
+			r, err := parseRule(s)
+			if err != nil || !r.args || !(isPathKey(r.key) || r.key == "") {
+				continue
+			}
+			if matchName(r.tool, name) || name == "grep" && matchName(r.tool, "read") {
+				pats = append(pats, cleanPattern(r.pat))
+			}
+		}
+	}
+	if len(pats) == 0 {
+		return nil
+	}
+	return func(path string) bool {
+		for _, pat := range pats {
+			if ok, err := doublestar.Match(pat, path); err == nil && ok {
+				return true
+			}
+			// secrets/** also matches the directory secrets itself.
+			if base, ok := strings.CutSuffix(pat, "/**"); ok {
+				if m, err := doublestar.Match(base, path); err == nil && m {
+					return true
+				}
+			}
+		}
+		return false
+	}
+}
+
 // Validate checks a matcher's patterns.
 func (m HookMatcher) Validate() error {
 	if m.PathPattern != "" && !doublestar.ValidatePattern(cleanPattern(m.PathPattern)) {

@@ -85,6 +85,12 @@ type Call struct {
 	// Invoker makes nested calls through the full kernel, with this call as
 	// parent. Nested calls never reach the raw registry.
 	Invoker Invoker
+	// Hidden, when not nil, reports the workspace paths a tool that
+	// searches a directory (grep, glob, ls) must leave out: those the
+	// permission policy's path-scoped deny and ask rules keep from this
+	// call (PermissionPolicy.Hidden). Set by the kernel for calls that go
+	// through the safety gate; nil for trusted host calls.
+	Hidden func(path string) bool
 	// emit sends a tool_output_delta; set by the kernel.
 	emit func(delta string)
 }
@@ -97,6 +103,10 @@ func (c *Call) Emit(delta string) {
 		c.emit(delta)
 	}
 }
+
+// IsHidden reports whether the permission policy keeps path from this
+// call's directory searches (see Call.Hidden).
+func (c *Call) IsHidden(path string) bool { return c != nil && c.Hidden != nil && c.Hidden(path) }
 
 // SetEmitter installs the delta sink. For kernels and tests.
 func (c *Call) SetEmitter(f func(delta string)) { c.emit = f }

@@ -573,7 +573,7 @@ func (g *Grep) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 			return nil, kernel.InvalidArgument("grep: glob %q is not a valid pattern (check brackets and braces)", *a.Glob)
 		}
 	}
-	paths, err := g.files(ctx, root, glob)
+	paths, hidden, err := g.files(ctx, root, glob, call.IsHidden)
 	if err != nil {
 		return nil, err
 	}
@@ -595,6 +595,9 @@ func (g *Grep) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 	}
 	search := map[string]any{"matching_lines": lines, "matching_files": len(matched), "truncated": false}
 	meta := map[string]any{"output_mode": mode, "search": search, "pattern": *a.Pattern, "path": root, "failed_reads": failed}
+	if hidden > 0 {
+		meta["hidden_by_policy"] = hidden // entries the permission policy keeps from this search
+	}
 	if glob != "" {
 		meta["glob"] = glob
 	}
@@ -635,26 +638,38 @@ func (g *Grep) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 }
 
 // files lists the regular files to search under root, in walk order.
-func (g *Grep) files(ctx context.Context, root, glob string) ([]string, error) {
+//
+// hidden paths (Call.IsHidden: the permission policy's) are left out, a
+// hidden directory with all it holds; the count of those left out is
+// returned.
+func (g *Grep) files(ctx context.Context, root, glob string, hidden func(string) bool) ([]string, int, error) {
 	st, err := g.ws.Stat(ctx, root)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, notFound("grep", "path", root, err)
+		return nil, 0, notFound("grep", "path", root, err)
 	}
 	if err != nil {
-		return nil, asOp("grep", err)
+		return nil, 0, asOp("grep", err)
 	}
 	if st.Kind != workspace.KindDir {
 		if glob == "" || globMatch(glob, path.Base(root), path.Base(root)) {
-			return []string{root}, nil
+			return []string{root}, 0, nil
 		}
-		return nil, nil
+		return nil, 0, nil
 	}
 	var out []string
+	nHidden := 0
 	var name func(string) bool // a glob without '/' matches the base name
 	if glob != "" && !strings.Contains(glob, "/") {
 		name = nameMatcher(glob)
 	}
 	err = g.ws.Walk(ctx, root, func(p string, e workspace.Entry) error {
+		if hidden(p) {
+			nHidden++
+			if e.Kind == workspace.KindDir {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		if e.Kind == workspace.KindDir {
 			return nil
 		}
@@ -674,7 +689,7 @@ func (g *Grep) files(ctx context.Context, root, glob string) ([]string, error) {
 		out = append(out, p)
 		return nil
 	})
-	return out, err
+	return out, nHidden, err
 }
 
 // globMatch applies a grep glob: against the base name when the glob has
