@@ -357,12 +357,15 @@ func (w *Workspace) Walk(ctx context.Context, p string, fn WalkFunc) error {
 	if err := w.need("walk", name, w.caps.Read, "read"); err != nil {
 		return err
 	}
-	// Pace the entries, whichever driver walks: a walk of a large tree
+	// Pace every entry, whichever driver walks: a walk of a large tree
 	// stays cancellable, and under js/wasm lets the host run its events.
-	pc := walkPacer{ctx: ctx}
+	// (A Tick per entry reads the clock every 64 entries, which callbacks
+	// doing real work per entry need; WalkRuns, for light ones, paces
+	// more coarsely.)
+	var pc Pacer
 	user := fn
 	fn = func(p string, e Entry) error {
-		if err := pc.add(1); err != nil {
+		if err := pc.Tick(ctx); err != nil {
 			return err
 		}
 		return user(p, e)
@@ -400,8 +403,10 @@ type RunWalker interface {
 // runs (WalkRunFunc) instead of one call per entry, which under js/wasm,
 // where a call costs several times what it does natively, was most of a
 // walk. A run may be as short as one entry (drivers without RunWalker).
-// The walk checks the context and paces itself every 64 entries; a
-// callback that does much work per entry should pace itself too.
+// The walk checks the context every 64 entries and, under js/wasm, the
+// clock every 512 (to let other goroutines and the host's events in): a
+// callback that does much work per entry (more than a few microseconds)
+// should tick a Pacer itself, or use Walk.
 func (w *Workspace) WalkRuns(ctx context.Context, p string, fn WalkRunFunc) error {
 	name, err := w.resolve(ctx, "walk", p)
 	if err != nil {
@@ -444,11 +449,11 @@ func (w *Workspace) WalkRuns(ctx context.Context, p string, fn WalkRunFunc) erro
 	return wrap("walk", name, err)
 }
 
-// walkPacer paces a walk by entries: every walkPaceEvery entries it asks
-// a Pacer for a Check (the context on each, the js/wasm clock on every
-// eighth, so every 512 entries). Ticking a Pacer per entry read the clock
-// every 64 entries, which under js/wasm (a call out to JS) was 14% of a
-// walk over GOROOT/src (RATIONALE.md).
+// walkPacer paces WalkRuns by entries: every walkPaceEvery entries it
+// asks a Pacer for a Check (the context on each, the js/wasm clock on
+// every eighth, so every 512 entries). Ticking a Pacer per entry reads the
+// clock every 64 entries, which under js/wasm (a call out to JS) was 14%
+// of a no-op walk over GOROOT/src (RATIONALE.md).
 type walkPacer struct {
 	ctx  context.Context
 	pc   Pacer
