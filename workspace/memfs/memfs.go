@@ -22,10 +22,10 @@ type FS struct {
 }
 
 type node struct {
-	// path is the node's key in nodes ("" once removed), kept in step by
-	// writes, moves and removals under the write lock: a walk holding the
-	// node from a listing checks with it that the node is still there.
-	path     string
+	// epoch counts the node's moves and its removal (under the write
+	// lock): a walk holding the node from a listing checks with it that
+	// the node is still where the listing saw it.
+	epoch    uint32
 	dir      bool
 	children map[string]struct{} // dir only: base names
 	c        *content            // file only; replaced, never mutated
@@ -40,9 +40,16 @@ type node struct {
 }
 
 // listing is a directory's cached listing: entries sorted by name, the
-// workspace path and node of each (Paths[i] is Handles[i].path, the same
-// string) and the indices of the directories. Never modified once stored.
-type listing = workspace.Listing[*node]
+// workspace path and node of each and the indices of the directories.
+// Never modified once stored.
+type listing = workspace.Listing[ref]
+
+// ref is a node as a listing saw it: still good while the node's epoch is
+// the same (it has not moved nor been removed since).
+type ref struct {
+	n     *node
+	epoch uint32
+}
 
 // changed records that directory dir's children changed at now: its
 // modification time moves, its cached listing is dropped, and so is its
@@ -91,7 +98,7 @@ func (c *content) version() workspace.Version {
 // New returns an empty file system.
 func New() *FS {
 	f := &FS{nodes: map[string]*node{}, now: time.Now}
-	f.nodes["."] = &node{path: ".", dir: true, children: map[string]struct{}{}, mod: f.now()}
+	f.nodes["."] = &node{dir: true, children: map[string]struct{}{}, mod: f.now()}
 	return f
 }
 
@@ -227,7 +234,7 @@ func (f *FS) writeLocked(name string, c *content, ifVersion workspace.Version) e
 		}
 	}
 	now := f.now()
-	f.nodes[name] = &node{path: name, c: c, mod: now}
+	f.nodes[name] = &node{c: c, mod: now}
 	f.nodes[path.Dir(name)].children[path.Base(name)] = struct{}{}
 	f.changed(path.Dir(name), now)
 	return nil
@@ -308,7 +315,7 @@ func (f *FS) mkdirAllLocked(name string) error {
 		return err
 	}
 	now := f.now()
-	f.nodes[name] = &node{path: name, dir: true, children: map[string]struct{}{}, mod: now}
+	f.nodes[name] = &node{dir: true, children: map[string]struct{}{}, mod: now}
 	f.nodes[parent].children[path.Base(name)] = struct{}{}
 	f.changed(parent, now)
 	return nil
@@ -343,10 +350,32 @@ func (f *FS) listLocked(name string, n *node) *listing {
 		names = append(names, c)
 	}
 	slices.Sort(names)
-	l := &listing{Entries: make([]workspace.Entry, len(names)), Paths: make([]string, len(names)), Handles: make([]*node, len(names)), Dirs: []int{}}
+	// The paths go in one string, in order: a walk reads them one after
+	// the other (glob's suffix test), and scattered over the heap they
+	// cost a cache miss each.
+	var b strings.Builder
+	size := 0
+	for _, c := range names {
+		size += len(name) + 1 + len(c)
+	}
+	b.Grow(size)
+	ends := make([]int, len(names))
 	for i, c := range names {
-		cn := f.nodes[child(name, c)]
-		l.Paths[i], l.Handles[i] = cn.path, cn
+		if name != "." {
+			b.WriteString(name)
+			b.WriteByte('/')
+		}
+		b.WriteString(c)
+		ends[i] = b.Len()
+	}
+	all := b.String()
+	l := &listing{Entries: make([]workspace.Entry, len(names)), Paths: make([]string, len(names)), Handles: make([]ref, len(names)), Dirs: []int{}}
+	start := 0
+	for i, c := range names {
+		p := all[start:ends[i]]
+		start = ends[i]
+		cn := f.nodes[p]
+		l.Paths[i], l.Handles[i] = p, ref{cn, cn.epoch}
 		l.Entries[i] = f.entry(c, cn)
 		if cn.dir {
 			l.Dirs = append(l.Dirs, i)
@@ -377,7 +406,7 @@ func (f *FS) Remove(ctx context.Context, name string) error {
 
 func (f *FS) deleteTree(name string) {
 	n := f.nodes[name]
-	n.path = ""
+	n.epoch++
 	if n.dir {
 		for c := range n.children {
 			f.deleteTree(child(name, c))
@@ -429,10 +458,10 @@ func (f *FS) moveTree(from, to string) {
 	n := f.nodes[from]
 	delete(f.nodes, from)
 	if old := f.nodes[to]; old != nil {
-		old.path = "" // a file replaced by the move
+		old.epoch++ // a file replaced by the move
 	}
 	f.nodes[to] = n
-	n.path = to
+	n.epoch++
 	if n.dir {
 		n.list.Store(nil)
 		for c := range n.children {
@@ -462,24 +491,28 @@ func (f *FS) WalkRuns(ctx context.Context, root string, fn workspace.WalkRunFunc
 	return workspace.WalkRunsOf(ctx, root, n, f.list, fn)
 }
 
-func (f *FS) walkRoot(root string) (*node, error) {
+func (f *FS) walkRoot(root string) (ref, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	n, err := f.lookup(root)
 	if err == nil && !n.dir {
 		err = workspace.ErrNotDir
 	}
-	return n, err
+	if err != nil {
+		return ref{}, err
+	}
+	return ref{n, n.epoch}, nil
 }
 
 // list is the walk's directory listing: one read lock per directory, so
-// writers are not held off for the whole walk. n is dir's node from the
-// listing the walk found dir in: while it is still at dir (its path says
-// so) no lookup is needed; if it moved or was removed meanwhile, dir is
-// looked up, and a directory no longer there lists as empty.
-func (f *FS) list(dir string, n *node) (*listing, error) {
+// writers are not held off for the whole walk. h is dir's node from the
+// listing the walk found dir in: while it has not moved nor been removed
+// since (its epoch says so) no lookup is needed; otherwise dir is looked
+// up, and a directory no longer there lists as empty.
+func (f *FS) list(dir string, h ref) (*listing, error) {
 	f.mu.RLock()
-	if n == nil || n.path != dir {
+	n := h.n
+	if n == nil || n.epoch != h.epoch {
 		n = f.nodes[dir]
 	}
 	var l *listing
