@@ -189,8 +189,13 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 			size += len(p) + 1
 		}
 		b.Grow(size + 256) // the paths and the footer: one allocation
+		plain := strscan.NotPrintable(page) < 0 // the common case: print them as they are
 		for _, p := range page {
-			writeDisplay(&b, p)
+			if plain {
+				b.WriteString(p)
+			} else {
+				writeDisplay(&b, p)
+			}
 			b.WriteByte('\n')
 		}
 		b.WriteString(pg.footer("file(s)"))

@@ -40,3 +40,8 @@ func suffixWord(suffix string) (w, m uint64) {
 	}
 	return w, m
 }
+
+// NotPrintable returns the index of the first string of ss holding a byte
+// outside printable ASCII (0x20 to 0x7e), or -1 when every byte of every
+// string is printable ASCII (glob prints such paths as they are).
+func NotPrintable(ss []string) int { return notPrintable(ss) }

@@ -14,3 +14,14 @@ func (x *Suffix) index(ss []string, out []int32) int {
 	}
 	return n
 }
+
+func notPrintable(ss []string) int {
+	for i, s := range ss {
+		for j := 0; j < len(s); j++ {
+			if c := s[j]; c < 0x20 || c > 0x7e {
+				return i
+			}
+		}
+	}
+	return -1
+}

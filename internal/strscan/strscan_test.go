@@ -103,3 +103,28 @@ func BenchmarkSuffixIndex(b *testing.B) {
 		})
 	}
 }
+
+// TestNotPrintable compares NotPrintable with a plain loop: every single
+// byte value in every position, under GOOS=js too.
+func TestNotPrintable(t *testing.T) {
+	ref := func(ss []string) int {
+		for i, s := range ss {
+			for j := 0; j < len(s); j++ {
+				if s[j] < 0x20 || s[j] > 0x7e {
+					return i
+				}
+			}
+		}
+		return -1
+	}
+	cases := [][]string{nil, {}, {""}, {"", ""}, {"a/b.go", "main.go"}, {"~ !", "é"}, {"x", "y\x7f"}, {"ok", "", "tab\t"}}
+	for c := 0; c < 256; c++ {
+		b := string([]byte{byte(c)})
+		cases = append(cases, []string{b}, []string{"abc", "d" + b}, []string{"x" + b + "y", "\x00"})
+	}
+	for _, ss := range cases {
+		if got, want := NotPrintable(ss), ref(ss); got != want {
+			t.Errorf("NotPrintable(%q) = %d; want %d", ss, got, want)
+		}
+	}
+}

@@ -11,3 +11,8 @@ func (x *Suffix) index(ss []string, out []int32) int {
 //
 //go:noescape
 func suffixIndexWord(ss []string, suffix string, out []int32, w, m uint64) int
+
+// notPrintable is NotPrintable (strscan_wasm.s).
+//
+//go:noescape
+func notPrintable(ss []string) int

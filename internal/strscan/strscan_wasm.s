@@ -135,3 +135,78 @@ TEXT ·suffixIndexWord(SB), NOSPLIT, $0-88
 	Get R12
 	I64Store ret+80(FP)
 	RET
+
+// A byte c is printable ASCII when c-0x20, unsigned, is at most 0x5e.
+// Registers: R0 address of the current string header, R1 strings left,
+// R2 index, R3 next byte address, R4 end address.
+
+// func notPrintable(ss []string) int
+TEXT ·notPrintable(SB), NOSPLIT, $0-32
+	MOVD ss_base+0(FP), R0
+	MOVD ss_len+8(FP), R1
+	I64Const $0
+	Set R2
+
+	Block
+		Loop
+			Get R1
+			I64Eqz
+			BrIf $1
+
+			Get R0
+			I32WrapI64
+			I64Load $0
+			Tee R3
+			Get R0
+			I32WrapI64
+			I64Load $8
+			I64Add
+			Set R4
+
+			Block
+				Loop
+					Get R3
+					Get R4
+					I64GeU
+					BrIf $1
+					Get R3
+					I32WrapI64
+					I64Load8U $0
+					I64Const $32
+					I64Sub
+					I64Const $94
+					I64GtU
+					If
+						Get SP
+						Get R2
+						I64Store ret+24(FP)
+						RET
+					End
+					Get R3
+					I64Const $1
+					I64Add
+					Set R3
+					Br $0
+				End
+			End
+
+			Get R0
+			I64Const $16
+			I64Add
+			Set R0
+			Get R2
+			I64Const $1
+			I64Add
+			Set R2
+			Get R1
+			I64Const $1
+			I64Sub
+			Set R1
+			Br $0
+		End
+	End
+
+	Get SP
+	I64Const $-1
+	I64Store ret+24(FP)
+	RET
