@@ -662,31 +662,34 @@ func (g *Grep) files(ctx context.Context, root, glob string, hidden func(string)
 	if glob != "" && !strings.Contains(glob, "/") {
 		name = nameMatcher(glob)
 	}
-	err = g.ws.Walk(ctx, root, func(p string, e workspace.Entry) error {
-		if hidden(p) {
-			nHidden++
-			if e.Kind == workspace.KindDir {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if e.Kind == workspace.KindDir {
-			return nil
-		}
+	keep := func(p string, e *workspace.Entry) bool {
 		if name != nil {
-			if !name(e.Name) {
-				return nil
-			}
-		} else if glob != "" {
+			return name(e.Name)
+		}
+		if glob != "" {
 			rel := p
 			if root != "." {
 				rel = strings.TrimPrefix(p, root+"/")
 			}
-			if !globMatch(glob, rel, e.Name) {
-				return nil
+			return globMatch(glob, rel, e.Name)
+		}
+		return true
+	}
+	// Runs of entries, not a call per entry (workspace.WalkRuns).
+	err = g.ws.WalkRuns(ctx, root, func(ps []string, es []workspace.Entry) error {
+		for i := range es {
+			p, e := ps[i], &es[i]
+			if hidden(p) {
+				nHidden++
+				if e.Kind == workspace.KindDir {
+					return fs.SkipDir // only the last of a run is a directory
+				}
+				continue
+			}
+			if e.Kind != workspace.KindDir && keep(p, e) {
+				out = append(out, p)
 			}
 		}
-		out = append(out, p)
 		return nil
 	})
 	return out, nHidden, err
@@ -708,7 +711,7 @@ func (g *Grep) scanAll(ctx context.Context, paths []string, m *lineMatcher, cont
 	one := func(i int) {
 		r := &results[i]
 		r.path = paths[i]
-		data, _, err := g.ws.ReadFile(ctx, paths[i])
+		data, err := g.ws.ReadData(ctx, paths[i]) // no version: nothing is written back
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				r.failed = err
