@@ -3,7 +3,7 @@
 package bytescan
 
 // IndexByte is bytes.IndexByte.
-func IndexByte(b []byte, c byte) int { return indexMask(b, c, 0) }
+func IndexByte(b []byte, c byte) int { return indexByte(b, c) }
 
 // Count is bytes.Count(b, []byte{c}).
 func Count(b []byte, c byte) int { return countByte(b, c) }
@@ -11,6 +11,12 @@ func Count(b []byte, c byte) int { return countByte(b, c) }
 // indexFoldLetter: l is a lower-case ASCII letter; setting bit 0x20 maps
 // both cases, and only them, onto it.
 func indexFoldLetter(b []byte, l byte) int { return indexMask(b, l, 0x20) }
+
+// indexByte returns the index of the first byte of b equal to c, or -1
+// (bytescan_wasm.s).
+//
+//go:noescape
+func indexByte(b []byte, c byte) int
 
 // indexMask returns the index of the first byte x of b with x|mask == c,
 // or -1 (bytescan_wasm.s).
@@ -24,7 +30,20 @@ func indexMask(b []byte, c, mask byte) int
 func countByte(b []byte, c byte) int
 
 // indexNear is IndexNear with the fold turned into a mask and both sides
-// always tested (bytescan_wasm.s).
+// always tested.
+func indexNear(b []byte, from int, c, mask byte, pd, nd int, prev, next *[256]bool) int {
+	if mask == 0 {
+		return indexNearByte(b, from, c, mask, pd, nd, prev, next)
+	}
+	return indexNearMask(b, from, c, mask, pd, nd, prev, next)
+}
+
+// indexNearByte is indexNear without a mask (bytescan_wasm.s).
 //
 //go:noescape
-func indexNear(b []byte, from int, c, mask byte, pd, nd int, prev, next *[256]bool) int
+func indexNearByte(b []byte, from int, c, mask byte, pd, nd int, prev, next *[256]bool) int
+
+// indexNearMask is indexNear with one (bytescan_wasm.s).
+//
+//go:noescape
+func indexNearMask(b []byte, from int, c, mask byte, pd, nd int, prev, next *[256]bool) int

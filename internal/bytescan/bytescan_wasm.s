@@ -5,32 +5,31 @@
 
 // Registers (i64 locals): R0 next unread address, R1 bytes left, R2 c in
 // every byte, R3 mask in every byte, R4 start address, R5/R6 scratch,
-// R7 c, R8 mask.
+// R7 c, R8 mask; for indexNear* also R9 candidate address, R10 pd, R11 nd,
+// R12 len(b), R14 prev, R15 next.
 //
-// A byte x of word w matches when (x|mask)^c is zero. With
-// v = (w|R3)^R2, (v - 0x01..01) &^ v & 0x80..80 is non-zero exactly when
-// some byte of v is zero, and its lowest set bit marks the first one
-// (borrows only run upwards), so ctz/8 is that byte's offset. Blocks of 32
-// bytes are tested with one branch.
+// A byte x matches when (x|mask)^c is zero. Blocks of 32 bytes (four
+// words) are first ruled out roughly: (v - 0x01..01) over the words,
+// OR-ed, AND 0x80..80 is zero only if no byte of v is zero (it also fires
+// for non-ASCII bytes, which the exact test then clears). A block it does
+// not rule out is tested word by word with the exact per-byte mask
+// ~(((v & 0x7f..) + 0x7f..) | v | 0x7f..), whose lowest set bit is the
+// first match (ctz/8).
 
-// func indexMask(b []byte, c, mask byte) int
-TEXT ·indexMask(SB), NOSPLIT, $0-40
+// func indexByte(b []byte, c byte) int
+TEXT ·indexByte(SB), NOSPLIT, $0-40
 	MOVD b_base+0(FP), R0
 	MOVD b_len+8(FP), R1
 	Get R0
 	Set R4
 	I64Load8U c+24(FP)
 	Set R7
-	I64Load8U mask+25(FP)
-	Set R8
 	Get R7
 	I64Const $72340172838076673
 	I64Mul
 	Set R2
-	Get R8
-	I64Const $72340172838076673
-	I64Mul
-	Set R3
+	I64Const $0
+	Set R8
 
 	Block
 		Loop
@@ -39,111 +38,68 @@ TEXT ·indexMask(SB), NOSPLIT, $0-40
 			I64Const $32
 			I64LtU
 			BrIf $1
+		Get R0
+		I32WrapI64
+		I64Load $0
+		Get R2
+		I64Xor
+		I64Const $72340172838076673
+		I64Sub
+		Get R0
+		I32WrapI64
+		I64Load $8
+		Get R2
+		I64Xor
+		I64Const $72340172838076673
+		I64Sub
+		I64Or
+		Get R0
+		I32WrapI64
+		I64Load $16
+		Get R2
+		I64Xor
+		I64Const $72340172838076673
+		I64Sub
+		I64Or
+		Get R0
+		I32WrapI64
+		I64Load $24
+		Get R2
+		I64Xor
+		I64Const $72340172838076673
+		I64Sub
+		I64Or
+		I64Const $-9187201950435737472
+		I64And
+		I64Eqz
+			I32Eqz
+			If
 			Get R0
 			I32WrapI64
 			I64Load $0
-			Get R3
-			I64Or
 			Get R2
 			I64Xor
 			Tee R5
-			I64Const $72340172838076673
-			I64Sub
+			I64Const $9187201950435737471
+			I64And
+			I64Const $9187201950435737471
+			I64Add
 			Get R5
+			I64Or
+			I64Const $9187201950435737471
+			I64Or
 			I64Const $-1
 			I64Xor
-			I64And
-			Get R0
-			I32WrapI64
-			I64Load $8
-			Get R3
-			I64Or
-			Get R2
-			I64Xor
-			Tee R5
-			I64Const $72340172838076673
-			I64Sub
-			Get R5
-			I64Const $-1
-			I64Xor
-			I64And
-			I64Or
-			Get R0
-			I32WrapI64
-			I64Load $16
-			Get R3
-			I64Or
-			Get R2
-			I64Xor
-			Tee R5
-			I64Const $72340172838076673
-			I64Sub
-			Get R5
-			I64Const $-1
-			I64Xor
-			I64And
-			I64Or
-			Get R0
-			I32WrapI64
-			I64Load $24
-			Get R3
-			I64Or
-			Get R2
-			I64Xor
-			Tee R5
-			I64Const $72340172838076673
-			I64Sub
-			Get R5
-			I64Const $-1
-			I64Xor
-			I64And
-			I64Or
-			I64Const $-9187201950435737472
-			I64And
+			Tee R6
 			I64Eqz
+			I32Eqz
 			If
-				Get R0
-				I64Const $32
-				I64Add
-				Set R0
-				Get R1
-				I64Const $32
-				I64Sub
-				Set R1
-				Br $1
-			End
-
-			// A match in these 32 bytes: find its word.
-			Loop
-				Get R0
-				I32WrapI64
-				I64Load $0
-				Get R3
-				I64Or
-				Get R2
-				I64Xor
-				Tee R5
-				I64Const $72340172838076673
-				I64Sub
-				Get R5
-				I64Const $-1
-				I64Xor
-				I64And
-				I64Const $-9187201950435737472
-				I64And
-				Tee R6
-				I64Eqz
-				If
-					Get R0
-					I64Const $8
-					I64Add
-					Set R0
-					Br $1
-				End
 				Get SP
 				Get R0
 				Get R4
 				I64Sub
+				I64Const $0
+				I64Add
 				Get R6
 				I64Ctz
 				I64Const $3
@@ -152,6 +108,118 @@ TEXT ·indexMask(SB), NOSPLIT, $0-40
 				I64Store ret+32(FP)
 				RET
 			End
+			Get R0
+			I32WrapI64
+			I64Load $8
+			Get R2
+			I64Xor
+			Tee R5
+			I64Const $9187201950435737471
+			I64And
+			I64Const $9187201950435737471
+			I64Add
+			Get R5
+			I64Or
+			I64Const $9187201950435737471
+			I64Or
+			I64Const $-1
+			I64Xor
+			Tee R6
+			I64Eqz
+			I32Eqz
+			If
+				Get SP
+				Get R0
+				Get R4
+				I64Sub
+				I64Const $8
+				I64Add
+				Get R6
+				I64Ctz
+				I64Const $3
+				I64ShrU
+				I64Add
+				I64Store ret+32(FP)
+				RET
+			End
+			Get R0
+			I32WrapI64
+			I64Load $16
+			Get R2
+			I64Xor
+			Tee R5
+			I64Const $9187201950435737471
+			I64And
+			I64Const $9187201950435737471
+			I64Add
+			Get R5
+			I64Or
+			I64Const $9187201950435737471
+			I64Or
+			I64Const $-1
+			I64Xor
+			Tee R6
+			I64Eqz
+			I32Eqz
+			If
+				Get SP
+				Get R0
+				Get R4
+				I64Sub
+				I64Const $16
+				I64Add
+				Get R6
+				I64Ctz
+				I64Const $3
+				I64ShrU
+				I64Add
+				I64Store ret+32(FP)
+				RET
+			End
+			Get R0
+			I32WrapI64
+			I64Load $24
+			Get R2
+			I64Xor
+			Tee R5
+			I64Const $9187201950435737471
+			I64And
+			I64Const $9187201950435737471
+			I64Add
+			Get R5
+			I64Or
+			I64Const $9187201950435737471
+			I64Or
+			I64Const $-1
+			I64Xor
+			Tee R6
+			I64Eqz
+			I32Eqz
+			If
+				Get SP
+				Get R0
+				Get R4
+				I64Sub
+				I64Const $24
+				I64Add
+				Get R6
+				I64Ctz
+				I64Const $3
+				I64ShrU
+				I64Add
+				I64Store ret+32(FP)
+				RET
+			End
+			End
+		Get R0
+		I64Const $32
+		I64Add
+		Set R0
+		Get R1
+		I64Const $32
+		I64Sub
+		Set R1
+			Br $0
 		End
 	End
 
@@ -164,13 +232,13 @@ TEXT ·indexMask(SB), NOSPLIT, $0-40
 			I64Store ret+32(FP)
 			RET
 		End
-		Get R0
-		I32WrapI64
-		I64Load8U $0
-		Get R8
-		I64Or
-		Get R7
-		I64Eq
+	Get R0
+	I32WrapI64
+	I64Load8U $0
+	Get R8
+	I64Or
+	Get R7
+	I64Eq
 		If
 			Get SP
 			Get R0
@@ -179,21 +247,280 @@ TEXT ·indexMask(SB), NOSPLIT, $0-40
 			I64Store ret+32(FP)
 			RET
 		End
-		Get R0
-		I64Const $1
-		I64Add
-		Set R0
-		Get R1
-		I64Const $1
-		I64Sub
-		Set R1
+	Get R0
+	I64Const $1
+	I64Add
+	Set R0
+	Get R1
+	I64Const $1
+	I64Sub
+	Set R1
 		Br $0
 	End
 	RET
 
-// Counting: with v = w^R2, ~(((v & 0x7f..7f) + 0x7f..7f) | v | 0x7f..7f)
-// has the top bit of exactly the zero bytes of v set (no carry crosses a
-// byte), so its popcount is the number of matches in w.
+// func indexMask(b []byte, c, mask byte) int
+TEXT ·indexMask(SB), NOSPLIT, $0-40
+	MOVD b_base+0(FP), R0
+	MOVD b_len+8(FP), R1
+	Get R0
+	Set R4
+	I64Load8U c+24(FP)
+	Set R7
+	Get R7
+	I64Const $72340172838076673
+	I64Mul
+	Set R2
+	I64Load8U mask+25(FP)
+	Set R8
+	Get R8
+	I64Const $72340172838076673
+	I64Mul
+	Set R3
+
+	Block
+		Loop
+			// Fewer than 32 bytes left: the byte loop below.
+			Get R1
+			I64Const $32
+			I64LtU
+			BrIf $1
+		Get R0
+		I32WrapI64
+		I64Load $0
+		Get R3
+		I64Or
+		Get R2
+		I64Xor
+		I64Const $72340172838076673
+		I64Sub
+		Get R0
+		I32WrapI64
+		I64Load $8
+		Get R3
+		I64Or
+		Get R2
+		I64Xor
+		I64Const $72340172838076673
+		I64Sub
+		I64Or
+		Get R0
+		I32WrapI64
+		I64Load $16
+		Get R3
+		I64Or
+		Get R2
+		I64Xor
+		I64Const $72340172838076673
+		I64Sub
+		I64Or
+		Get R0
+		I32WrapI64
+		I64Load $24
+		Get R3
+		I64Or
+		Get R2
+		I64Xor
+		I64Const $72340172838076673
+		I64Sub
+		I64Or
+		I64Const $-9187201950435737472
+		I64And
+		I64Eqz
+			I32Eqz
+			If
+			Get R0
+			I32WrapI64
+			I64Load $0
+			Get R3
+			I64Or
+			Get R2
+			I64Xor
+			Tee R5
+			I64Const $9187201950435737471
+			I64And
+			I64Const $9187201950435737471
+			I64Add
+			Get R5
+			I64Or
+			I64Const $9187201950435737471
+			I64Or
+			I64Const $-1
+			I64Xor
+			Tee R6
+			I64Eqz
+			I32Eqz
+			If
+				Get SP
+				Get R0
+				Get R4
+				I64Sub
+				I64Const $0
+				I64Add
+				Get R6
+				I64Ctz
+				I64Const $3
+				I64ShrU
+				I64Add
+				I64Store ret+32(FP)
+				RET
+			End
+			Get R0
+			I32WrapI64
+			I64Load $8
+			Get R3
+			I64Or
+			Get R2
+			I64Xor
+			Tee R5
+			I64Const $9187201950435737471
+			I64And
+			I64Const $9187201950435737471
+			I64Add
+			Get R5
+			I64Or
+			I64Const $9187201950435737471
+			I64Or
+			I64Const $-1
+			I64Xor
+			Tee R6
+			I64Eqz
+			I32Eqz
+			If
+				Get SP
+				Get R0
+				Get R4
+				I64Sub
+				I64Const $8
+				I64Add
+				Get R6
+				I64Ctz
+				I64Const $3
+				I64ShrU
+				I64Add
+				I64Store ret+32(FP)
+				RET
+			End
+			Get R0
+			I32WrapI64
+			I64Load $16
+			Get R3
+			I64Or
+			Get R2
+			I64Xor
+			Tee R5
+			I64Const $9187201950435737471
+			I64And
+			I64Const $9187201950435737471
+			I64Add
+			Get R5
+			I64Or
+			I64Const $9187201950435737471
+			I64Or
+			I64Const $-1
+			I64Xor
+			Tee R6
+			I64Eqz
+			I32Eqz
+			If
+				Get SP
+				Get R0
+				Get R4
+				I64Sub
+				I64Const $16
+				I64Add
+				Get R6
+				I64Ctz
+				I64Const $3
+				I64ShrU
+				I64Add
+				I64Store ret+32(FP)
+				RET
+			End
+			Get R0
+			I32WrapI64
+			I64Load $24
+			Get R3
+			I64Or
+			Get R2
+			I64Xor
+			Tee R5
+			I64Const $9187201950435737471
+			I64And
+			I64Const $9187201950435737471
+			I64Add
+			Get R5
+			I64Or
+			I64Const $9187201950435737471
+			I64Or
+			I64Const $-1
+			I64Xor
+			Tee R6
+			I64Eqz
+			I32Eqz
+			If
+				Get SP
+				Get R0
+				Get R4
+				I64Sub
+				I64Const $24
+				I64Add
+				Get R6
+				I64Ctz
+				I64Const $3
+				I64ShrU
+				I64Add
+				I64Store ret+32(FP)
+				RET
+			End
+			End
+		Get R0
+		I64Const $32
+		I64Add
+		Set R0
+		Get R1
+		I64Const $32
+		I64Sub
+		Set R1
+			Br $0
+		End
+	End
+
+	Loop
+		Get R1
+		I64Eqz
+		If
+			Get SP
+			I64Const $-1
+			I64Store ret+32(FP)
+			RET
+		End
+	Get R0
+	I32WrapI64
+	I64Load8U $0
+	Get R8
+	I64Or
+	Get R7
+	I64Eq
+		If
+			Get SP
+			Get R0
+			Get R4
+			I64Sub
+			I64Store ret+32(FP)
+			RET
+		End
+	Get R0
+	I64Const $1
+	I64Add
+	Set R0
+	Get R1
+	I64Const $1
+	I64Sub
+	Set R1
+		Br $0
+	End
+	RET
 
 // func countByte(b []byte, c byte) int
 TEXT ·countByte(SB), NOSPLIT, $0-40
@@ -206,6 +533,8 @@ TEXT ·countByte(SB), NOSPLIT, $0-40
 	I64Mul
 	Set R2
 	I64Const $0
+	Set R8
+	I64Const $0
 	Set R6
 
 	Block
@@ -214,88 +543,88 @@ TEXT ·countByte(SB), NOSPLIT, $0-40
 			I64Const $32
 			I64LtU
 			BrIf $1
-			Get R0
-			I32WrapI64
-			I64Load $0
-			Get R2
-			I64Xor
-			Tee R5
-			I64Const $9187201950435737471
-			I64And
-			I64Const $9187201950435737471
-			I64Add
-			Get R5
-			I64Or
-			I64Const $9187201950435737471
-			I64Or
-			I64Const $-1
-			I64Xor
-			I64Popcnt
-			Get R0
-			I32WrapI64
-			I64Load $8
-			Get R2
-			I64Xor
-			Tee R5
-			I64Const $9187201950435737471
-			I64And
-			I64Const $9187201950435737471
-			I64Add
-			Get R5
-			I64Or
-			I64Const $9187201950435737471
-			I64Or
-			I64Const $-1
-			I64Xor
-			I64Popcnt
-			I64Add
-			Get R0
-			I32WrapI64
-			I64Load $16
-			Get R2
-			I64Xor
-			Tee R5
-			I64Const $9187201950435737471
-			I64And
-			I64Const $9187201950435737471
-			I64Add
-			Get R5
-			I64Or
-			I64Const $9187201950435737471
-			I64Or
-			I64Const $-1
-			I64Xor
-			I64Popcnt
-			I64Add
-			Get R0
-			I32WrapI64
-			I64Load $24
-			Get R2
-			I64Xor
-			Tee R5
-			I64Const $9187201950435737471
-			I64And
-			I64Const $9187201950435737471
-			I64Add
-			Get R5
-			I64Or
-			I64Const $9187201950435737471
-			I64Or
-			I64Const $-1
-			I64Xor
-			I64Popcnt
-			I64Add
+		Get R0
+		I32WrapI64
+		I64Load $0
+		Get R2
+		I64Xor
+		Tee R5
+		I64Const $9187201950435737471
+		I64And
+		I64Const $9187201950435737471
+		I64Add
+		Get R5
+		I64Or
+		I64Const $9187201950435737471
+		I64Or
+		I64Const $-1
+		I64Xor
+		I64Popcnt
+		Get R0
+		I32WrapI64
+		I64Load $8
+		Get R2
+		I64Xor
+		Tee R5
+		I64Const $9187201950435737471
+		I64And
+		I64Const $9187201950435737471
+		I64Add
+		Get R5
+		I64Or
+		I64Const $9187201950435737471
+		I64Or
+		I64Const $-1
+		I64Xor
+		I64Popcnt
+		I64Add
+		Get R0
+		I32WrapI64
+		I64Load $16
+		Get R2
+		I64Xor
+		Tee R5
+		I64Const $9187201950435737471
+		I64And
+		I64Const $9187201950435737471
+		I64Add
+		Get R5
+		I64Or
+		I64Const $9187201950435737471
+		I64Or
+		I64Const $-1
+		I64Xor
+		I64Popcnt
+		I64Add
+		Get R0
+		I32WrapI64
+		I64Load $24
+		Get R2
+		I64Xor
+		Tee R5
+		I64Const $9187201950435737471
+		I64And
+		I64Const $9187201950435737471
+		I64Add
+		Get R5
+		I64Or
+		I64Const $9187201950435737471
+		I64Or
+		I64Const $-1
+		I64Xor
+		I64Popcnt
+		I64Add
 			Get R6
 			I64Add
 			Set R6
-			Get R0
-			I64Const $32
-			I64Add
-			Set R0
-			Get R1
-			I64Const $32
-			I64Sub
-			Set R1
+		Get R0
+		I64Const $32
+		I64Add
+		Set R0
+		Get R1
+		I64Const $32
+		I64Sub
+		Set R1
 			Br $0
 		End
 	End
@@ -305,23 +634,25 @@ TEXT ·countByte(SB), NOSPLIT, $0-40
 			Get R1
 			I64Eqz
 			BrIf $1
-			Get R0
-			I32WrapI64
-			I64Load8U $0
-			Get R7
-			I64Eq
+		Get R0
+		I32WrapI64
+		I64Load8U $0
+		Get R8
+		I64Or
+		Get R7
+		I64Eq
 			I64ExtendI32U
 			Get R6
 			I64Add
 			Set R6
-			Get R0
-			I64Const $1
-			I64Add
-			Set R0
-			Get R1
-			I64Const $1
-			I64Sub
-			Set R1
+		Get R0
+		I64Const $1
+		I64Add
+		Set R0
+		Get R1
+		I64Const $1
+		I64Sub
+		Set R1
 			Br $0
 		End
 	End
@@ -330,14 +661,8 @@ TEXT ·countByte(SB), NOSPLIT, $0-40
 	I64Store ret+32(FP)
 	RET
 
-// indexNear is indexMask from b[from:] that also tests each hit's
-// neighbours: the hit at index i is returned only when pd <= i,
-// i+nd < len(b), prev[b[i-pd]] and next[b[i+nd]]. Candidates come from the
-// exact per-byte mask, lowest first. More registers: R9 candidate address,
-// R10 pd, R11 nd, R12 len(b), R14 prev, R15 next.
-
-// func indexNear(b []byte, from int, c, mask byte, pd, nd int, prev, next *[256]bool) int
-TEXT ·indexNear(SB), NOSPLIT, $0-80
+// func indexNearByte(b []byte, from int, c, mask byte, pd, nd int, prev, next *[256]bool) int
+TEXT ·indexNearByte(SB), NOSPLIT, $0-80
 	MOVD b_base+0(FP), R4
 	MOVD b_len+8(FP), R12
 	MOVD from+24(FP), R5
@@ -355,12 +680,495 @@ TEXT ·indexNear(SB), NOSPLIT, $0-80
 	Set R1
 	I64Load8U c+32(FP)
 	Set R7
-	I64Load8U mask+33(FP)
-	Set R8
 	Get R7
 	I64Const $72340172838076673
 	I64Mul
 	Set R2
+	I64Const $0
+	Set R8
+
+	Block
+		Loop
+			Get R1
+			I64Const $32
+			I64LtU
+			BrIf $1
+		Get R0
+		I32WrapI64
+		I64Load $0
+		Get R2
+		I64Xor
+		I64Const $72340172838076673
+		I64Sub
+		Get R0
+		I32WrapI64
+		I64Load $8
+		Get R2
+		I64Xor
+		I64Const $72340172838076673
+		I64Sub
+		I64Or
+		Get R0
+		I32WrapI64
+		I64Load $16
+		Get R2
+		I64Xor
+		I64Const $72340172838076673
+		I64Sub
+		I64Or
+		Get R0
+		I32WrapI64
+		I64Load $24
+		Get R2
+		I64Xor
+		I64Const $72340172838076673
+		I64Sub
+		I64Or
+		I64Const $-9187201950435737472
+		I64And
+		I64Eqz
+			I32Eqz
+			If
+			Get R0
+			I32WrapI64
+			I64Load $0
+			Get R2
+			I64Xor
+			Tee R5
+			I64Const $9187201950435737471
+			I64And
+			I64Const $9187201950435737471
+			I64Add
+			Get R5
+			I64Or
+			I64Const $9187201950435737471
+			I64Or
+			I64Const $-1
+			I64Xor
+			Set R6
+			Block
+				Loop
+					Get R6
+					I64Eqz
+					BrIf $1
+					Get R0
+					I64Const $0
+					I64Add
+					Get R6
+					I64Ctz
+					I64Const $3
+					I64ShrU
+					I64Add
+					Set R9
+					Get R6
+					Get R6
+					I64Const $1
+					I64Sub
+					I64And
+					Set R6
+				Get R9
+				Get R4
+				I64Sub
+				Get R10
+				I64GeU
+				Get R9
+				Get R4
+				I64Sub
+				Get R11
+				I64Add
+				Get R12
+				I64LtU
+				I32And
+				If
+					Get R14
+					Get R9
+					Get R10
+					I64Sub
+					I32WrapI64
+					I64Load8U $0
+					I64Add
+					I32WrapI64
+					I32Load8U $0
+					Get R15
+					Get R9
+					Get R11
+					I64Add
+					I32WrapI64
+					I64Load8U $0
+					I64Add
+					I32WrapI64
+					I32Load8U $0
+					I32And
+					If
+						Get SP
+						Get R9
+						Get R4
+						I64Sub
+						I64Store ret+72(FP)
+						RET
+					End
+				End
+					Br $0
+				End
+			End
+			Get R0
+			I32WrapI64
+			I64Load $8
+			Get R2
+			I64Xor
+			Tee R5
+			I64Const $9187201950435737471
+			I64And
+			I64Const $9187201950435737471
+			I64Add
+			Get R5
+			I64Or
+			I64Const $9187201950435737471
+			I64Or
+			I64Const $-1
+			I64Xor
+			Set R6
+			Block
+				Loop
+					Get R6
+					I64Eqz
+					BrIf $1
+					Get R0
+					I64Const $8
+					I64Add
+					Get R6
+					I64Ctz
+					I64Const $3
+					I64ShrU
+					I64Add
+					Set R9
+					Get R6
+					Get R6
+					I64Const $1
+					I64Sub
+					I64And
+					Set R6
+				Get R9
+				Get R4
+				I64Sub
+				Get R10
+				I64GeU
+				Get R9
+				Get R4
+				I64Sub
+				Get R11
+				I64Add
+				Get R12
+				I64LtU
+				I32And
+				If
+					Get R14
+					Get R9
+					Get R10
+					I64Sub
+					I32WrapI64
+					I64Load8U $0
+					I64Add
+					I32WrapI64
+					I32Load8U $0
+					Get R15
+					Get R9
+					Get R11
+					I64Add
+					I32WrapI64
+					I64Load8U $0
+					I64Add
+					I32WrapI64
+					I32Load8U $0
+					I32And
+					If
+						Get SP
+						Get R9
+						Get R4
+						I64Sub
+						I64Store ret+72(FP)
+						RET
+					End
+				End
+					Br $0
+				End
+			End
+			Get R0
+			I32WrapI64
+			I64Load $16
+			Get R2
+			I64Xor
+			Tee R5
+			I64Const $9187201950435737471
+			I64And
+			I64Const $9187201950435737471
+			I64Add
+			Get R5
+			I64Or
+			I64Const $9187201950435737471
+			I64Or
+			I64Const $-1
+			I64Xor
+			Set R6
+			Block
+				Loop
+					Get R6
+					I64Eqz
+					BrIf $1
+					Get R0
+					I64Const $16
+					I64Add
+					Get R6
+					I64Ctz
+					I64Const $3
+					I64ShrU
+					I64Add
+					Set R9
+					Get R6
+					Get R6
+					I64Const $1
+					I64Sub
+					I64And
+					Set R6
+				Get R9
+				Get R4
+				I64Sub
+				Get R10
+				I64GeU
+				Get R9
+				Get R4
+				I64Sub
+				Get R11
+				I64Add
+				Get R12
+				I64LtU
+				I32And
+				If
+					Get R14
+					Get R9
+					Get R10
+					I64Sub
+					I32WrapI64
+					I64Load8U $0
+					I64Add
+					I32WrapI64
+					I32Load8U $0
+					Get R15
+					Get R9
+					Get R11
+					I64Add
+					I32WrapI64
+					I64Load8U $0
+					I64Add
+					I32WrapI64
+					I32Load8U $0
+					I32And
+					If
+						Get SP
+						Get R9
+						Get R4
+						I64Sub
+						I64Store ret+72(FP)
+						RET
+					End
+				End
+					Br $0
+				End
+			End
+			Get R0
+			I32WrapI64
+			I64Load $24
+			Get R2
+			I64Xor
+			Tee R5
+			I64Const $9187201950435737471
+			I64And
+			I64Const $9187201950435737471
+			I64Add
+			Get R5
+			I64Or
+			I64Const $9187201950435737471
+			I64Or
+			I64Const $-1
+			I64Xor
+			Set R6
+			Block
+				Loop
+					Get R6
+					I64Eqz
+					BrIf $1
+					Get R0
+					I64Const $24
+					I64Add
+					Get R6
+					I64Ctz
+					I64Const $3
+					I64ShrU
+					I64Add
+					Set R9
+					Get R6
+					Get R6
+					I64Const $1
+					I64Sub
+					I64And
+					Set R6
+				Get R9
+				Get R4
+				I64Sub
+				Get R10
+				I64GeU
+				Get R9
+				Get R4
+				I64Sub
+				Get R11
+				I64Add
+				Get R12
+				I64LtU
+				I32And
+				If
+					Get R14
+					Get R9
+					Get R10
+					I64Sub
+					I32WrapI64
+					I64Load8U $0
+					I64Add
+					I32WrapI64
+					I32Load8U $0
+					Get R15
+					Get R9
+					Get R11
+					I64Add
+					I32WrapI64
+					I64Load8U $0
+					I64Add
+					I32WrapI64
+					I32Load8U $0
+					I32And
+					If
+						Get SP
+						Get R9
+						Get R4
+						I64Sub
+						I64Store ret+72(FP)
+						RET
+					End
+				End
+					Br $0
+				End
+			End
+			End
+		Get R0
+		I64Const $32
+		I64Add
+		Set R0
+		Get R1
+		I64Const $32
+		I64Sub
+		Set R1
+			Br $0
+		End
+	End
+
+	Block
+		Loop
+			Get R1
+			I64Eqz
+			BrIf $1
+		Get R0
+		I32WrapI64
+		I64Load8U $0
+		Get R8
+		I64Or
+		Get R7
+		I64Eq
+			If
+				Get R0
+				Set R9
+			Get R9
+			Get R4
+			I64Sub
+			Get R10
+			I64GeU
+			Get R9
+			Get R4
+			I64Sub
+			Get R11
+			I64Add
+			Get R12
+			I64LtU
+			I32And
+			If
+				Get R14
+				Get R9
+				Get R10
+				I64Sub
+				I32WrapI64
+				I64Load8U $0
+				I64Add
+				I32WrapI64
+				I32Load8U $0
+				Get R15
+				Get R9
+				Get R11
+				I64Add
+				I32WrapI64
+				I64Load8U $0
+				I64Add
+				I32WrapI64
+				I32Load8U $0
+				I32And
+				If
+					Get SP
+					Get R9
+					Get R4
+					I64Sub
+					I64Store ret+72(FP)
+					RET
+				End
+			End
+			End
+		Get R0
+		I64Const $1
+		I64Add
+		Set R0
+		Get R1
+		I64Const $1
+		I64Sub
+		Set R1
+			Br $0
+		End
+	End
+	Get SP
+	I64Const $-1
+	I64Store ret+72(FP)
+	RET
+
+// func indexNearMask(b []byte, from int, c, mask byte, pd, nd int, prev, next *[256]bool) int
+TEXT ·indexNearMask(SB), NOSPLIT, $0-80
+	MOVD b_base+0(FP), R4
+	MOVD b_len+8(FP), R12
+	MOVD from+24(FP), R5
+	MOVD pd+40(FP), R10
+	MOVD nd+48(FP), R11
+	MOVD prev+56(FP), R14
+	MOVD next+64(FP), R15
+	Get R4
+	Get R5
+	I64Add
+	Set R0
+	Get R12
+	Get R5
+	I64Sub
+	Set R1
+	I64Load8U c+32(FP)
+	Set R7
+	Get R7
+	I64Const $72340172838076673
+	I64Mul
+	Set R2
+	I64Load8U mask+33(FP)
+	Set R8
 	Get R8
 	I64Const $72340172838076673
 	I64Mul
@@ -372,68 +1180,48 @@ TEXT ·indexNear(SB), NOSPLIT, $0-80
 			I64Const $32
 			I64LtU
 			BrIf $1
-			Get R0
-			I32WrapI64
-			I64Load $0
-			Get R3
-			I64Or
-			Get R2
-			I64Xor
-			Tee R5
-			I64Const $72340172838076673
-			I64Sub
-			Get R5
-			I64Const $-1
-			I64Xor
-			I64And
-			Get R0
-			I32WrapI64
-			I64Load $8
-			Get R3
-			I64Or
-			Get R2
-			I64Xor
-			Tee R5
-			I64Const $72340172838076673
-			I64Sub
-			Get R5
-			I64Const $-1
-			I64Xor
-			I64And
-			I64Or
-			Get R0
-			I32WrapI64
-			I64Load $16
-			Get R3
-			I64Or
-			Get R2
-			I64Xor
-			Tee R5
-			I64Const $72340172838076673
-			I64Sub
-			Get R5
-			I64Const $-1
-			I64Xor
-			I64And
-			I64Or
-			Get R0
-			I32WrapI64
-			I64Load $24
-			Get R3
-			I64Or
-			Get R2
-			I64Xor
-			Tee R5
-			I64Const $72340172838076673
-			I64Sub
-			Get R5
-			I64Const $-1
-			I64Xor
-			I64And
-			I64Or
-			I64Const $-9187201950435737472
-			I64And
-			I64Eqz
+		Get R0
+		I32WrapI64
+		I64Load $0
+		Get R3
+		I64Or
+		Get R2
+		I64Xor
+		I64Const $72340172838076673
+		I64Sub
+		Get R0
+		I32WrapI64
+		I64Load $8
+		Get R3
+		I64Or
+		Get R2
+		I64Xor
+		I64Const $72340172838076673
+		I64Sub
+		I64Or
+		Get R0
+		I32WrapI64
+		I64Load $16
+		Get R3
+		I64Or
+		Get R2
+		I64Xor
+		I64Const $72340172838076673
+		I64Sub
+		I64Or
+		Get R0
+		I32WrapI64
+		I64Load $24
+		Get R3
+		I64Or
+		Get R2
+		I64Xor
+		I64Const $72340172838076673
+		I64Sub
+		I64Or
+		I64Const $-9187201950435737472
+		I64And
+		I64Eqz
 			I32Eqz
 			If
 			Get R0
@@ -773,14 +1561,14 @@ TEXT ·indexNear(SB), NOSPLIT, $0-80
 				End
 			End
 			End
-			Get R0
-			I64Const $32
-			I64Add
-			Set R0
-			Get R1
-			I64Const $32
-			I64Sub
-			Set R1
+		Get R0
+		I64Const $32
+		I64Add
+		Set R0
+		Get R1
+		I64Const $32
+		I64Sub
+		Set R1
 			Br $0
 		End
 	End
@@ -790,13 +1578,13 @@ TEXT ·indexNear(SB), NOSPLIT, $0-80
 			Get R1
 			I64Eqz
 			BrIf $1
-			Get R0
-			I32WrapI64
-			I64Load8U $0
-			Get R8
-			I64Or
-			Get R7
-			I64Eq
+		Get R0
+		I32WrapI64
+		I64Load8U $0
+		Get R8
+		I64Or
+		Get R7
+		I64Eq
 			If
 				Get R0
 				Set R9
@@ -843,14 +1631,14 @@ TEXT ·indexNear(SB), NOSPLIT, $0-80
 				End
 			End
 			End
-			Get R0
-			I64Const $1
-			I64Add
-			Set R0
-			Get R1
-			I64Const $1
-			I64Sub
-			Set R1
+		Get R0
+		I64Const $1
+		I64Add
+		Set R0
+		Get R1
+		I64Const $1
+		I64Sub
+		Set R1
 			Br $0
 		End
 	End

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-# Generates bytescan_wasm.s (hand-unrolled WebAssembly in Go's assembler
-# syntax): python3 gen_wasm.py > bytescan_wasm.s
-# Then run the differential tests under GOOS=js:
+# Generates bytescan_wasm.s, hand-unrolled WebAssembly in Go's assembler
+# syntax:
+#   python3 gen_wasm.py > bytescan_wasm.s
+# then run the differential tests under GOOS=js:
 #   PATH="$(go env GOROOT)/lib/wasm:$PATH" GOOS=js GOARCH=wasm go test ./internal/bytescan/
 
 LO = "$72340172838076673"      # 0x0101010101010101
@@ -13,28 +14,26 @@ def indent(text, n):
     return "".join("\t" * n + l[1:] + "\n" if l.startswith("\t") else l + "\n" for l in text.splitlines())
 
 
-def zword(off):
-    """(v - 0x01..) &^ v for v = (word at R0+off | R3) ^ R2: some bit 7 set iff a byte of v is zero."""
-    return f"""	Get R0
-	I32WrapI64
-	I64Load ${off}
-	Get R3
-	I64Or
-	Get R2
-	I64Xor
-	Tee R5
-	I64Const {LO}
-	I64Sub
-	Get R5
-	I64Const $-1
-	I64Xor
-	I64And
-"""
+def v(off, masked):
+    """v = (word at R0+off | R3) ^ R2: a zero byte where the byte matches."""
+    s = f"\tGet R0\n\tI32WrapI64\n\tI64Load ${off}\n"
+    if masked:
+        s += "\tGet R3\n\tI64Or\n"
+    return s + "\tGet R2\n\tI64Xor\n"
 
 
-def exact(load):
-    """~(((v & 0x7f..) + 0x7f..) | v | 0x7f..): bit 7 of exactly the zero bytes of v."""
-    return load + f"""	Tee R5
+def rough(off, masked):
+    """v - 0x01..01: bit 7 of a byte is set where v's byte is zero, and also
+    where it is 0x81 or more (a non-ASCII byte) or just above a zero byte.
+    OR-ed over a block, it rules out blocks with no match in few
+    instructions; a block it does not rule out is checked exactly."""
+    return v(off, masked) + f"\tI64Const {LO}\n\tI64Sub\n"
+
+
+def exact(off, masked):
+    """~(((v & 0x7f..) + 0x7f..) | v | 0x7f..): bit 7 of exactly the zero
+    bytes of v (no carry crosses a byte)."""
+    return v(off, masked) + f"""	Tee R5
 	I64Const {M7}
 	I64And
 	I64Const {M7}
@@ -48,29 +47,130 @@ def exact(load):
 """
 
 
-def cword(off):
-    return exact(f"""	Get R0
-	I32WrapI64
-	I64Load ${off}
-	Get R2
-	I64Xor
-""") + "\tI64Popcnt\n"
+def block_clear(masked):
+    """Leaves 1 (i32) when no byte of the 32 at R0 can match."""
+    s = rough(0, masked) + rough(8, masked) + "\tI64Or\n" + rough(16, masked) + "\tI64Or\n" + rough(24, masked) + "\tI64Or\n"
+    return s + f"\tI64Const {HI}\n\tI64And\n\tI64Eqz\n"
 
 
-def mword(off):
-    return exact(f"""	Get R0
-	I32WrapI64
-	I64Load ${off}
-	Get R3
-	I64Or
-	Get R2
-	I64Xor
-""")
+ADVANCE32 = """	Get R0
+	I64Const $32
+	I64Add
+	Set R0
+	Get R1
+	I64Const $32
+	I64Sub
+	Set R1
+"""
+
+ADVANCE1 = """	Get R0
+	I64Const $1
+	I64Add
+	Set R0
+	Get R1
+	I64Const $1
+	I64Sub
+	Set R1
+"""
 
 
-def check(ret):
-    """Candidate address in R9: accept (store its index, return) when its neighbours pass."""
-    return f"""	Get R9
+def setup(c_off, mask_off):
+    s = f"""	I64Load8U c+{c_off}(FP)
+	Set R7
+	Get R7
+	I64Const {LO}
+	I64Mul
+	Set R2
+"""
+    if mask_off is not None:
+        s += f"""	I64Load8U mask+{mask_off}(FP)
+	Set R8
+	Get R8
+	I64Const {LO}
+	I64Mul
+	Set R3
+"""
+    else:
+        s += "\tI64Const $0\n\tSet R8\n"
+    return s
+
+
+def byte_matches():
+    """Leaves 1 (i32) when the byte at R0, OR R8, equals R7."""
+    return "\tGet R0\n\tI32WrapI64\n\tI64Load8U $0\n\tGet R8\n\tI64Or\n\tGet R7\n\tI64Eq\n"
+
+
+def index_fn(name, masked):
+    args = "b []byte, c, mask byte" if masked else "b []byte, c byte"
+    found = ""
+    for off in (0, 8, 16, 24):
+        found += exact(off, masked) + f"""	Tee R6
+	I64Eqz
+	I32Eqz
+	If
+		Get SP
+		Get R0
+		Get R4
+		I64Sub
+		I64Const ${off}
+		I64Add
+		Get R6
+		I64Ctz
+		I64Const $3
+		I64ShrU
+		I64Add
+		I64Store ret+32(FP)
+		RET
+	End
+"""
+    return f"""// func {name}({args}) int
+TEXT ·{name}(SB), NOSPLIT, $0-40
+	MOVD b_base+0(FP), R0
+	MOVD b_len+8(FP), R1
+	Get R0
+	Set R4
+{setup(24, 25 if masked else None)}
+	Block
+		Loop
+			// Fewer than 32 bytes left: the byte loop below.
+			Get R1
+			I64Const $32
+			I64LtU
+			BrIf $1
+{indent(block_clear(masked), 2)}			I32Eqz
+			If
+{indent(found, 3)}			End
+{indent(ADVANCE32, 2)}			Br $0
+		End
+	End
+
+	Loop
+		Get R1
+		I64Eqz
+		If
+			Get SP
+			I64Const $-1
+			I64Store ret+32(FP)
+			RET
+		End
+{indent(byte_matches(), 1)}		If
+			Get SP
+			Get R0
+			Get R4
+			I64Sub
+			I64Store ret+32(FP)
+			RET
+		End
+{indent(ADVANCE1, 1)}		Br $0
+	End
+	RET
+"""
+
+
+def check():
+    """Candidate address in R9: accept it (store its index, return) when
+    pd <= i, i+nd < len(b), prev[b[i-pd]] and next[b[i+nd]]."""
+    return """	Get R9
 	Get R4
 	I64Sub
 	Get R10
@@ -108,15 +208,16 @@ def check(ret):
 			Get R9
 			Get R4
 			I64Sub
-			I64Store ret+{ret}(FP)
+			I64Store ret+72(FP)
 			RET
 		End
 	End
 """
 
 
-def nearword(off):
-    return mword(off) + f"""	Set R6
+def near_word(off, masked):
+    """Walks the exact matches of the word at R0+off, lowest first."""
+    return exact(off, masked) + f"""	Set R6
 	Block
 		Loop
 			Get R6
@@ -137,211 +238,16 @@ def nearword(off):
 			I64Sub
 			I64And
 			Set R6
-""" + indent(check(72), 2) + """			Br $0
+""" + indent(check(), 2) + """			Br $0
 		End
 	End
 """
 
 
-def load_c_mask(c_off, mask_off):
-    return f"""	I64Load8U c+{c_off}(FP)
-	Set R7
-	I64Load8U mask+{mask_off}(FP)
-	Set R8
-	Get R7
-	I64Const {LO}
-	I64Mul
-	Set R2
-	Get R8
-	I64Const {LO}
-	I64Mul
-	Set R3
-"""
-
-
-def any32():
-    tail = "\tI64Or\n\tI64Const " + HI + "\n\tI64And\n\tI64Eqz\n"
-    return zword(0) + zword(8) + "\tI64Or\n" + zword(16) + "\tI64Or\n" + zword(24) + tail
-
-
-ADVANCE = """	Get R0
-	I64Const $1
-	I64Add
-	Set R0
-	Get R1
-	I64Const $1
-	I64Sub
-	Set R1
-"""
-
-ADD = "\tI64Add\n"
-COUNT32 = indent(cword(0) + cword(8) + ADD + cword(16) + ADD + cword(24) + ADD, 3)
-
-print(f"""// Code generated by gen_wasm.py; DO NOT EDIT. Test every change under
-// GOOS=js: bytescan_test.go compares these with package bytes.
-
-#include "textflag.h"
-
-// Registers (i64 locals): R0 next unread address, R1 bytes left, R2 c in
-// every byte, R3 mask in every byte, R4 start address, R5/R6 scratch,
-// R7 c, R8 mask.
-//
-// A byte x of word w matches when (x|mask)^c is zero. With
-// v = (w|R3)^R2, (v - 0x01..01) &^ v & 0x80..80 is non-zero exactly when
-// some byte of v is zero, and its lowest set bit marks the first one
-// (borrows only run upwards), so ctz/8 is that byte's offset. Blocks of 32
-// bytes are tested with one branch.
-
-// func indexMask(b []byte, c, mask byte) int
-TEXT ·indexMask(SB), NOSPLIT, $0-40
-	MOVD b_base+0(FP), R0
-	MOVD b_len+8(FP), R1
-	Get R0
-	Set R4
-{load_c_mask(24, 25)}
-	Block
-		Loop
-			// Fewer than 32 bytes left: the byte loop below.
-			Get R1
-			I64Const $32
-			I64LtU
-			BrIf $1
-{indent(any32(), 3)}			If
-				Get R0
-				I64Const $32
-				I64Add
-				Set R0
-				Get R1
-				I64Const $32
-				I64Sub
-				Set R1
-				Br $1
-			End
-
-			// A match in these 32 bytes: find its word.
-			Loop
-{indent(zword(0), 4)}				I64Const {HI}
-				I64And
-				Tee R6
-				I64Eqz
-				If
-					Get R0
-					I64Const $8
-					I64Add
-					Set R0
-					Br $1
-				End
-				Get SP
-				Get R0
-				Get R4
-				I64Sub
-				Get R6
-				I64Ctz
-				I64Const $3
-				I64ShrU
-				I64Add
-				I64Store ret+32(FP)
-				RET
-			End
-		End
-	End
-
-	Loop
-		Get R1
-		I64Eqz
-		If
-			Get SP
-			I64Const $-1
-			I64Store ret+32(FP)
-			RET
-		End
-		Get R0
-		I32WrapI64
-		I64Load8U $0
-		Get R8
-		I64Or
-		Get R7
-		I64Eq
-		If
-			Get SP
-			Get R0
-			Get R4
-			I64Sub
-			I64Store ret+32(FP)
-			RET
-		End
-{indent(ADVANCE, 2)}		Br $0
-	End
-	RET
-
-// Counting: with v = w^R2, ~(((v & 0x7f..7f) + 0x7f..7f) | v | 0x7f..7f)
-// has the top bit of exactly the zero bytes of v set (no carry crosses a
-// byte), so its popcount is the number of matches in w.
-
-// func countByte(b []byte, c byte) int
-TEXT ·countByte(SB), NOSPLIT, $0-40
-	MOVD b_base+0(FP), R0
-	MOVD b_len+8(FP), R1
-	I64Load8U c+24(FP)
-	Set R7
-	Get R7
-	I64Const {LO}
-	I64Mul
-	Set R2
-	I64Const $0
-	Set R6
-
-	Block
-		Loop
-			Get R1
-			I64Const $32
-			I64LtU
-			BrIf $1
-{COUNT32}			Get R6
-			I64Add
-			Set R6
-			Get R0
-			I64Const $32
-			I64Add
-			Set R0
-			Get R1
-			I64Const $32
-			I64Sub
-			Set R1
-			Br $0
-		End
-	End
-
-	Block
-		Loop
-			Get R1
-			I64Eqz
-			BrIf $1
-			Get R0
-			I32WrapI64
-			I64Load8U $0
-			Get R7
-			I64Eq
-			I64ExtendI32U
-			Get R6
-			I64Add
-			Set R6
-{indent(ADVANCE, 3)}			Br $0
-		End
-	End
-	Get SP
-	Get R6
-	I64Store ret+32(FP)
-	RET
-
-// indexNear is indexMask from b[from:] that also tests each hit's
-// neighbours: the hit at index i is returned only when pd <= i,
-// i+nd < len(b), prev[b[i-pd]] and next[b[i+nd]]. Candidates come from the
-// exact per-byte mask, lowest first. More registers: R9 candidate address,
-// R10 pd, R11 nd, R12 len(b), R14 prev, R15 next.
-
-// func indexNear(b []byte, from int, c, mask byte, pd, nd int, prev, next *[256]bool) int
-TEXT ·indexNear(SB), NOSPLIT, $0-80
+def near_fn(name, masked):
+    words = "".join(near_word(off, masked) for off in (0, 8, 16, 24))
+    return f"""// func {name}(b []byte, from int, c, mask byte, pd, nd int, prev, next *[256]bool) int
+TEXT ·{name}(SB), NOSPLIT, $0-80
 	MOVD b_base+0(FP), R4
 	MOVD b_len+8(FP), R12
 	MOVD from+24(FP), R5
@@ -357,25 +263,17 @@ TEXT ·indexNear(SB), NOSPLIT, $0-80
 	Get R5
 	I64Sub
 	Set R1
-{load_c_mask(32, 33)}
+{setup(32, 33 if masked else None)}
 	Block
 		Loop
 			Get R1
 			I64Const $32
 			I64LtU
 			BrIf $1
-{indent(any32(), 3)}			I32Eqz
+{indent(block_clear(masked), 2)}			I32Eqz
 			If
-{indent(nearword(0) + nearword(8) + nearword(16) + nearword(24), 3)}			End
-			Get R0
-			I64Const $32
-			I64Add
-			Set R0
-			Get R1
-			I64Const $32
-			I64Sub
-			Set R1
-			Br $0
+{indent(words, 3)}			End
+{indent(ADVANCE32, 2)}			Br $0
 		End
 	End
 
@@ -384,21 +282,83 @@ TEXT ·indexNear(SB), NOSPLIT, $0-80
 			Get R1
 			I64Eqz
 			BrIf $1
-			Get R0
-			I32WrapI64
-			I64Load8U $0
-			Get R8
-			I64Or
-			Get R7
-			I64Eq
-			If
+{indent(byte_matches(), 2)}			If
 				Get R0
 				Set R9
-{indent(check(72), 3)}			End
-{indent(ADVANCE, 3)}			Br $0
+{indent(check(), 3)}			End
+{indent(ADVANCE1, 2)}			Br $0
 		End
 	End
 	Get SP
 	I64Const $-1
 	I64Store ret+72(FP)
-	RET""")
+	RET
+"""
+
+
+def count_fn():
+    cw = ""
+    for i, off in enumerate((0, 8, 16, 24)):
+        cw += exact(off, False) + "\tI64Popcnt\n" + ("\tI64Add\n" if i else "")
+    return f"""// func countByte(b []byte, c byte) int
+TEXT ·countByte(SB), NOSPLIT, $0-40
+	MOVD b_base+0(FP), R0
+	MOVD b_len+8(FP), R1
+{setup(24, None)}	I64Const $0
+	Set R6
+
+	Block
+		Loop
+			Get R1
+			I64Const $32
+			I64LtU
+			BrIf $1
+{indent(cw, 2)}			Get R6
+			I64Add
+			Set R6
+{indent(ADVANCE32, 2)}			Br $0
+		End
+	End
+
+	Block
+		Loop
+			Get R1
+			I64Eqz
+			BrIf $1
+{indent(byte_matches(), 2)}			I64ExtendI32U
+			Get R6
+			I64Add
+			Set R6
+{indent(ADVANCE1, 2)}			Br $0
+		End
+	End
+	Get SP
+	Get R6
+	I64Store ret+32(FP)
+	RET
+"""
+
+
+print("""// Code generated by gen_wasm.py; DO NOT EDIT. Test every change under
+// GOOS=js: bytescan_test.go compares these with package bytes.
+
+#include "textflag.h"
+
+// Registers (i64 locals): R0 next unread address, R1 bytes left, R2 c in
+// every byte, R3 mask in every byte, R4 start address, R5/R6 scratch,
+// R7 c, R8 mask; for indexNear* also R9 candidate address, R10 pd, R11 nd,
+// R12 len(b), R14 prev, R15 next.
+//
+// A byte x matches when (x|mask)^c is zero. Blocks of 32 bytes (four
+// words) are first ruled out roughly: (v - 0x01..01) over the words,
+// OR-ed, AND 0x80..80 is zero only if no byte of v is zero (it also fires
+// for non-ASCII bytes, which the exact test then clears). A block it does
+// not rule out is tested word by word with the exact per-byte mask
+// ~(((v & 0x7f..) + 0x7f..) | v | 0x7f..), whose lowest set bit is the
+// first match (ctz/8).
+""")
+print(index_fn("indexByte", False))
+print(index_fn("indexMask", True))
+print(count_fn())
+print(near_fn("indexNearByte", False))
+print(near_fn("indexNearMask", True), end="")
