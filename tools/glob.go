@@ -189,7 +189,8 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 			size += len(p) + 1
 		}
 		b.Grow(size + 256) // the paths and the footer: one allocation
-		plain := strscan.NotPrintable(page) < 0 // the common case: print them as they are
+		// The common case: every path is printable ASCII, printed as it is.
+		plain := strscan.NotPrintable(page) < 0
 		for _, p := range page {
 			if plain {
 				b.WriteString(p)
