@@ -128,7 +128,7 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 	var idx []int32 // suffix.Index's output, reused
 	// Runs of entries, not a call per entry: under js/wasm the calls were
 	// most of the walk (RATIONALE.md).
-	err = g.ws.WalkRuns(ctx, walkRoot, func(ps []string, es []workspace.Entry) error {
+	visit := func(ps []string, es []workspace.Entry) error {
 		n := len(es)
 		if es[n-1].Kind == workspace.KindDir { // only the last of a run can be
 			n--
@@ -160,7 +160,9 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 			add(ps[i])
 		}
 		return nil
-	})
+	}
+	hidden := 0
+	err = g.ws.WalkRuns(ctx, walkRoot, hideRuns(call, visit, &hidden))
 	if err != nil && walkRoot != root {
 		if _, serr := g.ws.Stat(ctx, walkRoot); serr != nil {
 			err, matches, total = nil, nil, 0 // the literal prefix does not exist: no matches
@@ -206,9 +208,44 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 		page = []string{}
 	}
 	meta := map[string]any{"page": pg.meta(), "sort": sortBy, "pattern": pattern, "path": root, "paths": page}
+	if hidden > 0 {
+		meta["hidden_by_policy"] = hidden // entries the permission policy keeps from this search
+	}
 	out, cut := boundOutput(b.String(), "use a smaller limit")
 	meta["output_truncated"] = cut
 	return kernel.OK(out, meta), nil
+}
+
+// hideRuns wraps a WalkRunFunc so it never sees the paths the call's
+// permission policy hides (kernel.Call.Hidden), nor anything under a hidden
+// directory; *n counts the entries left out. Without hidden paths it is fn.
+func hideRuns(call *kernel.Call, fn workspace.WalkRunFunc, n *int) workspace.WalkRunFunc {
+	if call == nil || call.Hidden == nil {
+		return fn
+	}
+	var ps []string
+	var es []workspace.Entry
+	return func(paths []string, entries []workspace.Entry) error {
+		ps, es = ps[:0], es[:0]
+		skip := false
+		for i := range entries {
+			if call.Hidden(paths[i]) {
+				*n++
+				skip = entries[i].Kind == workspace.KindDir // only the last of a run can be
+				continue
+			}
+			ps, es = append(ps, paths[i]), append(es, entries[i])
+		}
+		if len(es) > 0 {
+			if err := fn(ps, es); err != nil {
+				return err
+			}
+		}
+		if skip {
+			return fs.SkipDir
+		}
+		return nil
+	}
 }
 
 // nameMatcher returns a matcher of names equivalent to

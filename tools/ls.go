@@ -60,6 +60,18 @@ func (l *Ls) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, er
 	if err != nil {
 		return nil, asOp("ls", err)
 	}
+	hidden := 0
+	if call != nil && call.Hidden != nil { // what the permission policy keeps from this call
+		kept := make([]workspace.Entry, 0, len(entries))
+		for _, e := range entries {
+			if call.Hidden(workspace.Join(dir, e.Name)) {
+				hidden++
+				continue
+			}
+			kept = append(kept, e)
+		}
+		entries = kept
+	}
 	lo, hi, err := pg.window("ls", len(entries))
 	if err != nil {
 		return nil, err
@@ -83,5 +95,9 @@ func (l *Ls) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, er
 		b.WriteString(pg.footer("entries") + "\n")
 	}
 	out, cut := boundOutput(b.String(), "use a smaller limit")
-	return kernel.OK(out, map[string]any{"path": dir, "entries": list, "page": pg.meta(), "output_truncated": cut}), nil
+	meta := map[string]any{"path": dir, "entries": list, "page": pg.meta(), "output_truncated": cut}
+	if hidden > 0 {
+		meta["hidden_by_policy"] = hidden
+	}
+	return kernel.OK(out, meta), nil
 }
