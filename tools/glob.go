@@ -162,7 +162,22 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 		return nil
 	}
 	hidden := 0
-	err = g.ws.WalkRuns(ctx, walkRoot, hideRuns(call, visit, &hidden))
+	if call == nil || call.Hidden == nil {
+		// Nothing hidden: every file under walkRoot at once (memfs keeps
+		// the list), matched in chunks; no walk.
+		var ps []string
+		if ps, err = g.ws.Files(ctx, walkRoot); err == nil {
+			err = matchFiles(ctx, ps, name, suffix, pattern, prefix, add, func(k int) bool {
+				if !keepAll && (total+k <= from || total >= to) {
+					total += k // none of these is on the page
+					return true
+				}
+				return false
+			})
+		}
+	} else {
+		err = g.ws.WalkRuns(ctx, walkRoot, hideRuns(call, visit, &hidden))
+	}
 	if err != nil && walkRoot != root {
 		if _, serr := g.ws.Stat(ctx, walkRoot); serr != nil {
 			err, matches, total = nil, nil, 0 // the literal prefix does not exist: no matches
@@ -214,6 +229,50 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 	out, cut := boundOutput(b.String(), "use a smaller limit")
 	meta["output_truncated"] = cut
 	return kernel.OK(out, meta), nil
+}
+
+// matchFiles applies glob's matchers to a list of file paths (ps, from
+// Workspace.Files): the suffix test over chunks of the list at once, else
+// the base-name matcher, else doublestar on the path relative to the
+// search root (prefix stripped). add gets each match in order; skip, given
+// how many matches a chunk holds, may count them itself and return true.
+// The context is checked, and the host let in, between chunks.
+func matchFiles(ctx context.Context, ps []string, name *nameMatch, suffix *strscan.Suffix, pattern, prefix string,
+	add func(string), skip func(int) bool) error {
+	const chunk = 1024
+	var idx []int32
+	if suffix != nil {
+		idx = make([]int32, min(chunk, len(ps)))
+	}
+	var pc workspace.Pacer
+	for off := 0; off < len(ps); off += chunk {
+		if err := pc.Check(ctx); err != nil {
+			return err
+		}
+		c := ps[off:min(off+chunk, len(ps))]
+		if suffix != nil {
+			// The suffix holds no '/', so a path ends with it exactly
+			// when its base name does.
+			k := suffix.Index(c, idx[:len(c)])
+			if !skip(k) {
+				for _, j := range idx[:k] {
+					add(c[j])
+				}
+			}
+			continue
+		}
+		for _, p := range c {
+			if name != nil {
+				if !name.matchBase(p[strings.LastIndexByte(p, '/')+1:]) {
+					continue
+				}
+			} else if ok, _ := doublestar.Match(pattern, strings.TrimPrefix(p, prefix)); !ok {
+				continue
+			}
+			add(p)
+		}
+	}
+	return nil
 }
 
 // hideRuns wraps a WalkRunFunc so it never sees the paths the call's

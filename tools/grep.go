@@ -573,7 +573,7 @@ func (g *Grep) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 			return nil, kernel.InvalidArgument("grep: glob %q is not a valid pattern (check brackets and braces)", *a.Glob)
 		}
 	}
-	paths, hidden, err := g.files(ctx, root, glob, call.IsHidden)
+	paths, hidden, err := g.files(ctx, root, glob, call)
 	if err != nil {
 		return nil, err
 	}
@@ -642,7 +642,7 @@ func (g *Grep) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 // hidden paths (Call.IsHidden: the permission policy's) are left out, a
 // hidden directory with all it holds; the count of those left out is
 // returned.
-func (g *Grep) files(ctx context.Context, root, glob string, hidden func(string) bool) ([]string, int, error) {
+func (g *Grep) files(ctx context.Context, root, glob string, call *kernel.Call) ([]string, int, error) {
 	st, err := g.ws.Stat(ctx, root)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, notFound("grep", "path", root, err)
@@ -675,11 +675,29 @@ func (g *Grep) files(ctx context.Context, root, glob string, hidden func(string)
 		}
 		return true
 	}
+	if call == nil || call.Hidden == nil {
+		// Nothing hidden: every file under root at once (memfs keeps the
+		// list), no walk.
+		all, err := g.ws.Files(ctx, root)
+		if err != nil {
+			return nil, 0, err
+		}
+		if glob == "" {
+			return all, 0, nil // shared: not modified
+		}
+		for _, p := range all {
+			base := p[strings.LastIndexByte(p, '/')+1:]
+			if name != nil && name(base) || name == nil && globMatch(glob, strings.TrimPrefix(p, root+"/"), base) {
+				out = append(out, p)
+			}
+		}
+		return out, 0, nil
+	}
 	// Runs of entries, not a call per entry (workspace.WalkRuns).
 	err = g.ws.WalkRuns(ctx, root, func(ps []string, es []workspace.Entry) error {
 		for i := range es {
 			p, e := ps[i], &es[i]
-			if hidden(p) {
+			if call.Hidden(p) {
 				nHidden++
 				if e.Kind == workspace.KindDir {
 					return fs.SkipDir // only the last of a run is a directory

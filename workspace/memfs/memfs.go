@@ -19,6 +19,11 @@ type FS struct {
 	mu    sync.RWMutex
 	nodes map[string]*node // resolved path -> node; "." is the root
 	now   func() time.Time
+	// shape counts changes to which paths exist (a file or directory
+	// created, removed or moved; not a file's content), under the write
+	// lock. The flat file list (files.go) is good while it is unchanged.
+	shape uint64
+	flat  atomic.Pointer[flatFiles]
 }
 
 type node struct {
@@ -232,6 +237,7 @@ func (f *FS) writeLocked(name string, c *content, ifVersion workspace.Version) e
 		if err := f.mkdirAllLocked(path.Dir(name)); err != nil {
 			return err
 		}
+		f.shape++
 	}
 	now := f.now()
 	f.nodes[name] = &node{c: c, mod: now}
@@ -315,6 +321,7 @@ func (f *FS) mkdirAllLocked(name string) error {
 		return err
 	}
 	now := f.now()
+	f.shape++
 	f.nodes[name] = &node{dir: true, children: map[string]struct{}{}, mod: now}
 	f.nodes[parent].children[path.Base(name)] = struct{}{}
 	f.changed(parent, now)
@@ -398,6 +405,7 @@ func (f *FS) Remove(ctx context.Context, name string) error {
 	if _, err := f.lookup(name); err != nil {
 		return err
 	}
+	f.shape++
 	f.deleteTree(name)
 	delete(f.nodes[path.Dir(name)].children, path.Base(name))
 	f.changed(path.Dir(name), f.now())
@@ -442,6 +450,7 @@ func (f *FS) Rename(ctx context.Context, from, to string) error {
 	if err := f.mkdirAllLocked(path.Dir(to)); err != nil {
 		return err
 	}
+	f.shape++
 	f.moveTree(from, to)
 	now := f.now()
 	delete(f.nodes[path.Dir(from)].children, path.Base(from))
@@ -529,5 +538,6 @@ var (
 	_ workspace.Appender   = (*FS)(nil)
 	_ workspace.Walker     = (*FS)(nil)
 	_ workspace.RunWalker  = (*FS)(nil)
+	_ workspace.FileLister = (*FS)(nil)
 	_ workspace.Putter     = (*FS)(nil)
 )
