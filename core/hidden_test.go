@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -23,6 +24,8 @@ func TestSearchesHonourPathRules(t *testing.T) {
 		"notes/plan.txt":       "TOKEN is in secrets\n",
 		"private.env":          "TOKEN=env\n",
 		"src/main.go":          "package main // TOKEN\n",
+		"config/prod.env":      "TOKEN=prodenv\n",
+		"my.env/readme.txt":    "TOKEN readme\n",
 	}
 	newSession := func(t *testing.T, p kernel.PermissionPolicy) *core.Session {
 		ws, err := workspace.New(memfs.New())
@@ -62,6 +65,17 @@ func TestSearchesHonourPathRules(t *testing.T) {
 		{"nested in a batch", kernel.PermissionPolicy{Enabled: true, Deny: []string{"read(path:secrets/**)"}, Allow: []string{"*"}},
 			"batch", map[string]any{"invocations": []map[string]any{{"tool": "grep", "args": map[string]any{"pattern": "TOKEN", "output_mode": "content"}}}},
 			[]string{"hunter2", "TOKEN=old"}, []string{"notes/plan.txt"}},
+		{"grep of the hidden file itself", kernel.PermissionPolicy{Enabled: true, Deny: []string{"read(path:secrets/**)"}, Allow: []string{"*"}},
+			"grep", map[string]any{"pattern": "TOKEN", "path": "secrets/key.txt"}, []string{"hunter2"}, []string{"No matches"}},
+		// A search hides exactly what the rule would deny a call naming the
+		// path: a bare '*' crosses '/', as in Decide; a directory the rule
+		// names does not hide files the rule does not name.
+		{"bare pattern as Decide matches it", kernel.PermissionPolicy{Enabled: true, Deny: []string{"read(*.env)"}, Allow: []string{"*"}},
+			"grep", map[string]any{"pattern": "TOKEN", "output_mode": "files_with_matches"}, []string{"prod.env", "private.env"}, []string{"my.env/readme.txt", "notes/plan.txt"}},
+		{"one level only", kernel.PermissionPolicy{Enabled: true, Deny: []string{"read(path:secrets/*)"}, Allow: []string{"*"}},
+			"grep", map[string]any{"pattern": "TOKEN", "output_mode": "files_with_matches"}, []string{"secrets/key.txt"}, []string{"secrets/deep/old.txt"}},
+		{"a rule naming a directory", kernel.PermissionPolicy{Enabled: true, Deny: []string{"glob(path:secrets)"}, Allow: []string{"*"}},
+			"glob", map[string]any{"pattern": "secrets/*"}, nil, []string{"secrets/key.txt"}},
 		{"read rule does not hide names from glob", kernel.PermissionPolicy{Enabled: true, Deny: []string{"read(path:secrets/**)"}, Allow: []string{"*"}},
 			"glob", map[string]any{"pattern": "**/*.txt"}, nil, []string{"secrets/key.txt", "notes/plan.txt"}},
 	}
@@ -96,6 +110,50 @@ func TestSearchesHonourPathRules(t *testing.T) {
 			for _, h := range tc.hiddenText {
 				if h != "secrets/" && !strings.Contains(trusted.Output, h) {
 					t.Errorf("trusted %s does not show %q:\n%s", tc.tool, h, trusted.Output)
+				}
+			}
+		})
+	}
+}
+
+// TestSearchHidesWhatDecideDenies: for each of several read rules, a
+// governed grep of "." leaves out exactly the files a read naming the file
+// would be denied.
+func TestSearchHidesWhatDecideDenies(t *testing.T) {
+	ctx := context.Background()
+	files := []string{"a.env", "x/b.env", "x/y/c.env", "my.env/d.txt", "secrets/k", "secrets/deep/k", "secretsX/k", "src/s.go", "src/a/b/t.go"}
+	rules := []string{"read(*.env)", "read(path:*.env)", "read(path:**/*.env)", "read(path:secrets/*)", "read(path:secrets/**)",
+		"read(secrets)", "read(secrets*)", "read(path:src/**/*.go)", "read(src/*)", "*(path:x/**)"}
+	for _, rule := range rules {
+		t.Run(rule, func(t *testing.T) {
+			ws, err := workspace.New(memfs.New())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range files {
+				if _, err := ws.WriteFile(ctx, f, []byte("TOKEN\n")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			policy := kernel.PermissionPolicy{Enabled: true, Deny: []string{rule}, Allow: []string{"*"}}
+			s, err := core.New(core.Options{Workspace: ws, Governance: kernel.Governance{Permission: policy}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			res, err := s.GovernedTool(ctx, "grep", map[string]any{"pattern": "TOKEN", "output_mode": "files_with_matches"})
+			if err != nil || res.ExitCode != 0 {
+				t.Fatalf("grep: %v %v", err, res)
+			}
+			shown := map[string]bool{}
+			for _, l := range strings.Split(res.Output, "\n") {
+				shown[l] = true
+			}
+			for _, f := range files {
+				b, _ := json.Marshal(map[string]any{"file_path": f})
+				d, _ := policy.Decide("read", b)
+				if denied := d == kernel.DecisionDeny; denied == shown[f] {
+					t.Errorf("%s: read of %s denied=%v, but grep shows it=%v", rule, f, denied, shown[f])
 				}
 			}
 		})

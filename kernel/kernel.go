@@ -729,7 +729,7 @@ func (v *invocation) execute(ctx context.Context, inSlot bool, start time.Time) 
 	call := &Call{ID: v.id, ParentID: v.sc.parent, Name: v.name, Args: v.args, Origin: v.sc.origin,
 		Invoker: &nestedInvoker{k: k, sc: *child}}
 	if !v.sc.origin.Trusted() {
-		call.Hidden = k.cfg.Governance.Permission.Hidden(v.name)
+		call.Hidden, call.HiddenTree = k.cfg.Governance.Permission.Hidden(v.name)
 	}
 	var dmu sync.Mutex
 	ended := false

@@ -314,46 +314,64 @@ func (p PermissionPolicy) Decide(name string, args json.RawMessage) (Decision, s
 }
 
 // Hidden returns what a call of tool name must not see when it searches a
-// directory (grep, glob, ls): the paths a deny or ask rule scoped to paths
-// names for that tool, and, for grep, which shows file contents, for read
-// too. The rules see arguments, so without this a search of "." would show
-// what a rule keeps from a named path. The result reports whether a
-// resolved workspace path is hidden; nil means nothing is. A directory is
-// hidden when everything under it is (`secrets/**` hides `secrets`), so a
-// search need not descend into it.
-func (p PermissionPolicy) Hidden(name string) func(path string) bool {
+// directory (grep, glob, ls): a path is hidden when a deny or ask rule
+// scoped to paths (`path:`, `file_path:` or a bare pattern) for that tool,
+// or, for grep, which shows file contents, for read, matches it exactly as
+// Decide matches a path the call names. So a search shows what calls
+// naming each path could see, no more and no less: `read(*.env)` hides
+// config/prod.env from grep (a bare `*` crosses '/', as in Decide) but not
+// my.env/readme.txt, and `read(path:secrets/*)` hides secrets/key.txt but
+// not secrets/deep/old.txt. tree reports a directory everything under which
+// is hidden (a rule ending in "/**" whose prefix matches it), so a search
+// need not descend into it. Both are nil when nothing is hidden.
+func (p PermissionPolicy) Hidden(name string) (path, tree func(string) bool) {
 	if p.Disabled {
-		return nil
+		return nil, nil
 	}
-	var pats []string
+	var exact []func(string) bool
+	var prefixes []string
 	for _, set := range [][]string{p.Deny, p.Ask} {
-		for _, s := range set {
-			r, err := parseRule(s)
+		for _, src := range set {
+			r, err := parseRule(src)
 			if err != nil || !r.args || !(isPathKey(r.key) || r.key == "") {
 				continue
 			}
-			if matchName(r.tool, name) || name == "grep" && matchName(r.tool, "read") {
-				pats = append(pats, cleanPattern(r.pat))
+			if !matchName(r.tool, name) && !(name == "grep" && matchName(r.tool, "read")) {
+				continue
+			}
+			pat := r.pat
+			if r.key == "" {
+				exact = append(exact, func(p string) bool { return matchPath(pat, p) || wildcard(pat, p) })
+			} else {
+				exact = append(exact, func(p string) bool { return matchPath(pat, p) })
+			}
+			if pre, ok := strings.CutSuffix(cleanPattern(pat), "/**"); ok {
+				prefixes = append(prefixes, pre)
+			} else if cleanPattern(pat) == "**" {
+				prefixes = append(prefixes, "**")
 			}
 		}
 	}
-	if len(pats) == 0 {
-		return nil
+	if len(exact) == 0 {
+		return nil, nil
 	}
-	return func(path string) bool {
-		for _, pat := range pats {
-			if ok, err := doublestar.Match(pat, path); err == nil && ok {
+	path = func(p string) bool {
+		for _, f := range exact {
+			if f(p) {
 				return true
-			}
-			// secrets/** also matches the directory secrets itself.
-			if base, ok := strings.CutSuffix(pat, "/**"); ok {
-				if m, err := doublestar.Match(base, path); err == nil && m {
-					return true
-				}
 			}
 		}
 		return false
 	}
+	tree = func(dir string) bool {
+		for _, pre := range prefixes {
+			if pre == "**" || matchPath(pre, dir) {
+				return true
+			}
+		}
+		return false
+	}
+	return path, tree
 }
 
 // Validate checks a matcher's patterns.

@@ -88,9 +88,11 @@ type Call struct {
 	// Hidden, when not nil, reports the workspace paths a tool that
 	// searches a directory (grep, glob, ls) must leave out: those the
 	// permission policy's path-scoped deny and ask rules keep from this
-	// call (PermissionPolicy.Hidden). Set by the kernel for calls that go
-	// through the safety gate; nil for trusted host calls.
-	Hidden func(path string) bool
+	// call (PermissionPolicy.Hidden), and HiddenTree the directories
+	// whose whole subtree is hidden (a search may skip them). Set by the
+	// kernel for calls that go through the safety gate; nil for trusted
+	// host calls.
+	Hidden, HiddenTree func(path string) bool
 	// emit sends a tool_output_delta; set by the kernel.
 	emit func(delta string)
 }
@@ -107,6 +109,12 @@ func (c *Call) Emit(delta string) {
 // IsHidden reports whether the permission policy keeps path from this
 // call's directory searches (see Call.Hidden).
 func (c *Call) IsHidden(path string) bool { return c != nil && c.Hidden != nil && c.Hidden(path) }
+
+// IsHiddenTree reports whether everything under directory dir is hidden
+// from this call's searches (see Call.HiddenTree).
+func (c *Call) IsHiddenTree(dir string) bool {
+	return c != nil && c.HiddenTree != nil && c.HiddenTree(dir)
+}
 
 // SetEmitter installs the delta sink. For kernels and tests.
 func (c *Call) SetEmitter(f func(delta string)) { c.emit = f }

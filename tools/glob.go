@@ -178,9 +178,15 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 	} else {
 		err = g.ws.WalkRuns(ctx, walkRoot, hideRuns(call, visit, &hidden))
 	}
-	if err != nil && walkRoot != root {
-		if _, serr := g.ws.Stat(ctx, walkRoot); serr != nil {
-			err, matches, total = nil, nil, 0 // the literal prefix does not exist: no matches
+	if err != nil && walkRoot != root && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, workspace.ErrNotDir)) {
+		// The pattern's literal directory prefix is not a directory (or
+		// went away meanwhile): no match is not an error. When it is a
+		// file, that file is the one candidate (`src/**` matches src).
+		err, matches, total = nil, nil, 0
+		if st, serr := g.ws.Stat(ctx, walkRoot); serr == nil && st.Kind != workspace.KindDir {
+			if ok, _ := doublestar.Match(pattern, strings.TrimPrefix(walkRoot, prefix)); ok && !call.IsHidden(walkRoot) {
+				add(walkRoot)
+			}
 		}
 	}
 	if err != nil {
@@ -288,9 +294,14 @@ func hideRuns(call *kernel.Call, fn workspace.WalkRunFunc, n *int) workspace.Wal
 		ps, es = ps[:0], es[:0]
 		skip := false
 		for i := range entries {
-			if call.Hidden(paths[i]) {
+			if entries[i].Kind == workspace.KindDir {
+				if call.IsHiddenTree(paths[i]) {
+					*n++
+					skip = true // only the last of a run can be a directory
+					continue
+				}
+			} else if call.Hidden(paths[i]) {
 				*n++
-				skip = entries[i].Kind == workspace.KindDir // only the last of a run can be
 				continue
 			}
 			ps, es = append(ps, paths[i]), append(es, entries[i])

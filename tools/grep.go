@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/a3s-lab/code-wasm/internal/bytescan"
@@ -240,9 +241,11 @@ func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
 	return m, nil
 }
 
+// hasLetter reports whether s has a rune that case folding changes (ß
+// has no upper case of its own, yet folds to ẞ).
 func hasLetter(s string) bool {
 	for _, r := range s {
-		if strings.ToLower(string(r)) != strings.ToUpper(string(r)) {
+		if unicode.SimpleFold(r) != r {
 			return true
 		}
 	}
@@ -639,9 +642,10 @@ func (g *Grep) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 
 // files lists the regular files to search under root, in walk order.
 //
-// hidden paths (Call.IsHidden: the permission policy's) are left out, a
-// hidden directory with all it holds; the count of those left out is
-// returned.
+// Paths the permission policy hides from this call (Call.IsHidden) are
+// left out, and a directory whose whole subtree is hidden
+// (Call.IsHiddenTree) is not descended; how many files were left out, and
+// directories skipped, is returned.
 func (g *Grep) files(ctx context.Context, root, glob string, call *kernel.Call) ([]string, int, error) {
 	st, err := g.ws.Stat(ctx, root)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -651,6 +655,9 @@ func (g *Grep) files(ctx context.Context, root, glob string, call *kernel.Call) 
 		return nil, 0, asOp("grep", err)
 	}
 	if st.Kind != workspace.KindDir {
+		if call.IsHidden(root) {
+			return nil, 1, nil
+		}
 		if glob == "" || globMatch(glob, path.Base(root), path.Base(root)) {
 			return []string{root}, 0, nil
 		}
@@ -697,14 +704,18 @@ func (g *Grep) files(ctx context.Context, root, glob string, call *kernel.Call) 
 	err = g.ws.WalkRuns(ctx, root, func(ps []string, es []workspace.Entry) error {
 		for i := range es {
 			p, e := ps[i], &es[i]
-			if call.Hidden(p) {
-				nHidden++
-				if e.Kind == workspace.KindDir {
+			if e.Kind == workspace.KindDir {
+				if call.IsHiddenTree(p) {
+					nHidden++
 					return fs.SkipDir // only the last of a run is a directory
 				}
 				continue
 			}
-			if e.Kind != workspace.KindDir && keep(p, e) {
+			if call.Hidden(p) {
+				nHidden++
+				continue
+			}
+			if keep(p, e) {
 				out = append(out, p)
 			}
 		}

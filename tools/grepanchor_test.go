@@ -115,3 +115,40 @@ func TestLiteralDecides(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldLiteralWithoutUpperCase: ß has no upper case of its own
+// (ToUpper gives ß) yet folds to ẞ, so with -i a literal of it must not be
+// searched for as it is.
+func TestFoldLiteralWithoutUpperCase(t *testing.T) {
+	ws := newWS(t, map[string]string{"de.txt": "STRAẞE\nstraße\nstrasse\n"})
+	for _, args := range []map[string]any{
+		{"pattern": "ß", "-i": true, "output_mode": "count"},
+		{"pattern": "(?i)ß", "output_mode": "count"},
+		{"pattern": "(?i)[a-z]ß", "output_mode": "count"},
+	} {
+		res := run(t, ws, "grep", args)
+		if !strings.Contains(res.Output, "de.txt: 2 matching line(s)") {
+			t.Errorf("%v: %s", args, res.Output)
+		}
+	}
+}
+
+// TestGlobLiteralPrefixIsAFile: when the directory part of a pattern names
+// a file, nothing is under it: no match, not an error, and `src/**`
+// matches src itself as doublestar does.
+func TestGlobLiteralPrefixIsAFile(t *testing.T) {
+	ws := newWS(t, map[string]string{"src": "a file\n", "lib/a.go": "package a\n"})
+	for _, tc := range []struct {
+		pattern, want string
+	}{
+		{"src/*.go", "No files found matching pattern: src/*.go"},
+		{"lib/a.go/*", "No files found matching pattern: lib/a.go/*"},
+		{"src/**", "src\n"},
+		{"nosuch/*.go", "No files found matching pattern: nosuch/*.go"},
+	} {
+		res := run(t, ws, "glob", map[string]any{"pattern": tc.pattern})
+		if res.ExitCode != 0 || !strings.Contains(res.Output, tc.want) {
+			t.Errorf("glob %s: exit %d, %q; want %q", tc.pattern, res.ExitCode, res.Output, tc.want)
+		}
+	}
+}
