@@ -89,6 +89,10 @@ type lineMatcher struct {
 	// scan checks around each hit (setLiteral).
 	anchor int
 	near   bytescan.Near
+	// alts, for a pattern that is an alternation without one required
+	// literal (TODO|FIXME), search each alternative's literal; every
+	// match holds one of them.
+	alts []*lineMatcher
 	// decides: the pattern is the literal and its neighbour sets and
 	// nothing more (`ErrUnexpectedEOF`, `[A-Z]{4,}_[A-Z]{4,}`), so an
 	// occurrence that passes neighbours is a match without the regexp.
@@ -221,24 +225,71 @@ func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
 		return nil, err
 	}
 	m := &lineMatcher{re: re}
-	if st, err := syntax.Parse(pattern, flags); err == nil {
-		if req := literalOf(st.Simplify()); len(req.runes) > 0 {
-			lit, fold := req.runes, req.fold
-			m.before, m.after = req.before, req.after
-			s := string(lit)
-			switch {
-			case !fold || !hasLetter(s):
-				m.setLiteral([]byte(s), false)
-			case asciiFoldable(s):
-				m.setLiteral([]byte(strings.ToLower(s)), true)
+	st, err := syntax.Parse(pattern, flags)
+	if err != nil {
+		return m, nil
+	}
+	st = st.Simplify()
+	if req := literalOf(st); len(req.runes) > 0 {
+		m.useLiteral(req)
+		return m, nil
+	}
+	// TODO|FIXME: every match holds one of the alternatives' literals.
+	top := st
+	for top.Op == syntax.OpCapture {
+		top = top.Sub[0]
+	}
+	if top.Op == syntax.OpAlternate && len(top.Sub) <= maxAlternatives {
+		decides := true
+		for _, sub := range top.Sub {
+			b := &lineMatcher{}
+			if req := literalOf(sub); len(req.runes) > 0 {
+				b.useLiteral(req)
 			}
-			// A line is matched without its "\n" and a CRLF line without
-			// its "\r": a hit that takes in either is no proof.
-			m.decides = m.lit != nil && req.decides && !strings.ContainsAny(s, "\r\n") &&
-				!slices.ContainsFunc(append(slices.Clone(m.before), m.after...), func(b *byteSet) bool { return b['\n'] || b['\r'] })
+			if b.lit == nil {
+				return &lineMatcher{re: re}, nil // an alternative without a literal: no prefilter
+			}
+			decides = decides && b.decides
+			m.alts = append(m.alts, b)
 		}
+		m.decides = decides
 	}
 	return m, nil
+}
+
+// maxAlternatives caps the alternatives searched for one by one; each is
+// a scan of the file (amortised: each alternative's next occurrence is
+// kept until passed).
+const maxAlternatives = 8
+
+// useLiteral sets m up to search for req's literal (if it can: a
+// case-insensitive literal must be ASCII-foldable) with its neighbour sets.
+func (m *lineMatcher) useLiteral(req reqLiteral) {
+	lit, fold := req.runes, req.fold
+	m.before, m.after = req.before, req.after
+	s := string(lit)
+	switch {
+	case !fold || !hasLetter(s):
+		m.setLiteral([]byte(s), false)
+	case asciiFoldable(s):
+		m.setLiteral([]byte(strings.ToLower(s)), true)
+	}
+	// A line is matched without its "\n" and a CRLF line without its
+	// "\r": a hit that takes in either is no proof.
+	m.decides = m.lit != nil && req.decides && !strings.ContainsAny(s, "\r\n") &&
+		!slices.ContainsFunc(append(slices.Clone(m.before), m.after...), func(b *byteSet) bool { return b['\n'] || b['\r'] })
+}
+
+// find returns the first occurrence of m's literal at or after pos whose
+// neighbours can belong to a match, or -1.
+func (m *lineMatcher) find(data []byte, pos int) int {
+	for {
+		at := m.index(data, pos)
+		if at < 0 || m.neighbours(data, at) {
+			return at
+		}
+		pos = at + 1
+	}
 }
 
 // hasLetter reports whether s has a rune that case folding changes (ß
@@ -441,7 +492,7 @@ func isBinary(data []byte) bool {
 // match either way, and most files of a search have none, so they are never
 // sniffed.
 func (m *lineMatcher) scanFile(data []byte, fn func(idx, ls, le int), skipBinary bool) (count int, binary bool) {
-	if skipBinary && m.lit == nil && isBinary(data) {
+	if skipBinary && m.lit == nil && m.alts == nil && isBinary(data) {
 		return 0, true
 	}
 	lineNo, numbered := 0, 0 // line index of byte offset `numbered`
@@ -482,6 +533,44 @@ func (m *lineMatcher) scanFile(data []byte, fn func(idx, ls, le int), skipBinary
 				hit(ls, le)
 			}
 			pos, next = le+1, le+1
+		}
+		return count, false
+	}
+	if m.alts != nil {
+		// The earliest occurrence of any alternative; each one's next
+		// occurrence is kept until the search passes it (-1: no more).
+		next := make([]int, len(m.alts))
+		for i := range next {
+			next[i] = -2
+		}
+		for pos := 0; pos < len(data); {
+			at := -1
+			for i, b := range m.alts {
+				if next[i] != -1 && next[i] < pos {
+					next[i] = b.find(data, pos)
+				}
+				if next[i] >= 0 && (at < 0 || next[i] < at) {
+					at = next[i]
+				}
+			}
+			if at < 0 {
+				break
+			}
+			if skipBinary {
+				if isBinary(data) {
+					return 0, true
+				}
+				skipBinary = false
+			}
+			ls := pos + bytes.LastIndexByte(data[pos:at], '\n') + 1
+			le := len(data)
+			if j := bytescan.IndexByte(data[at:], '\n'); j >= 0 {
+				le = at + j
+			}
+			if m.decides || m.re.Match(trimCR(data[ls:le])) {
+				hit(ls, le)
+			}
+			pos = le + 1
 		}
 		return count, false
 	}

@@ -40,7 +40,9 @@ func TestLineMatcherRandomLiterals(t *testing.T) {
 		// The literal alone or with pieces around it, some of which make
 		// the literal decide the match (no regexp run) and some not.
 		forms := []string{"%s", "%s", "[ab]%s", "%s[^x]", `\w+%s`, `%s\s`, "[A-Z]{2,}%s[a-z]{2,}", "(%s)+",
-			"x?%s", "^%s", "%s$", "(?:ab|b)%s", "[ab]+x%s", "%s[AB]{1,3}", "[[:upper:]]%s[[:punct:]]+", "%s[\r\n]"}
+			"x?%s", "^%s", "%s$", "(?:ab|b)%s", "[ab]+x%s", "%s[AB]{1,3}", "[[:upper:]]%s[[:punct:]]+", "%s[\r\n]",
+			// alternations: each alternative's literal is searched for
+			"%s|Zq", "(%s)|x[AB]", "Kk|%s|_-", "%s|[ab]", "(?:%s|QQ)x"}
 		pat := fmt.Sprintf(forms[rng.IntN(len(forms))], regexp.QuoteMeta(lit))
 		m, err := newLineMatcher(pat, icase)
 		if err != nil {
@@ -105,6 +107,10 @@ func TestLiteralDecides(t *testing.T) {
 		{`foo{2}`, false, true},   // "fo" then exactly "oo"
 		{`foo{2,}`, false, true},  // "fo" then "o", "o+"
 		{"\ufffdfoo", false, false},
+		{"TODO|FIXME", false, true},
+		{"todo|fixme", true, true},
+		{`TODO|FIX\w+`, false, true},
+		{`TODO|FIX\s`, false, false},
 	} {
 		m, err := newLineMatcher(tc.pattern, tc.icase)
 		if err != nil {

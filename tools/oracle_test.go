@@ -212,6 +212,7 @@ func TestGrepOracleRipgrep(t *testing.T) {
 		{"syscall\\.[A-Z]", false}, {"\\bnil\\b", false}, {"a.b", false}, {"DNS", true},
 		{"context\\.Context", false}, {"if .* == nil \\{", false}, {"\"net\"", false}, {"[[:digit:]]{4,}", false},
 		{"^package [a-z_]+$", false}, {"zzzz_no_such_thing", false}, {"Conn", true}, {"\\t\\t\\t\\treturn", false},
+		{"TODO|FIXME|XXX", false}, {"listen|dial", true}, {"Err[A-Z]\\w+|errors\\.New", false},
 	}
 	if len(patterns) < 20 {
 		t.Fatal("need at least 20 patterns")
