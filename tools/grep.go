@@ -89,10 +89,11 @@ type lineMatcher struct {
 	// scan checks around each hit (setLiteral).
 	anchor int
 	near   bytescan.Near
-	// alts, for a pattern that is an alternation without one required
-	// literal (TODO|FIXME), search each alternative's literal; every
-	// match holds one of them.
-	alts []*lineMatcher
+	// search is what the scan looks for: m itself when it has a required
+	// literal, or, for an alternation without one (TODO|FIXME), a matcher
+	// per alternative, one of whose literals every match holds; nil: no
+	// prefilter, every line goes to the regexp.
+	search []*lineMatcher
 	// decides: the pattern is the literal and its neighbour sets and
 	// nothing more (`ErrUnexpectedEOF`, `[A-Z]{4,}_[A-Z]{4,}`), so an
 	// occurrence that passes neighbours is a match without the regexp.
@@ -231,7 +232,9 @@ func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
 	}
 	st = st.Simplify()
 	if req := literalOf(st); len(req.runes) > 0 {
-		m.useLiteral(req)
+		if m.useLiteral(req); m.lit != nil {
+			m.search = []*lineMatcher{m}
+		}
 		return m, nil
 	}
 	// TODO|FIXME: every match holds one of the alternatives' literals.
@@ -250,7 +253,7 @@ func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
 				return &lineMatcher{re: re}, nil // an alternative without a literal: no prefilter
 			}
 			decides = decides && b.decides
-			m.alts = append(m.alts, b)
+			m.search = append(m.search, b)
 		}
 		m.decides = decides
 	}
@@ -492,7 +495,7 @@ func isBinary(data []byte) bool {
 // match either way, and most files of a search have none, so they are never
 // sniffed.
 func (m *lineMatcher) scanFile(data []byte, fn func(idx, ls, le int), skipBinary bool) (count int, binary bool) {
-	if skipBinary && m.lit == nil && m.alts == nil && isBinary(data) {
+	if skipBinary && m.search == nil && isBinary(data) {
 		return 0, true
 	}
 	lineNo, numbered := 0, 0 // line index of byte offset `numbered`
@@ -504,48 +507,19 @@ func (m *lineMatcher) scanFile(data []byte, fn func(idx, ls, le int), skipBinary
 			fn(lineNo, ls, le)
 		}
 	}
-	if m.lit != nil {
-		// pos: where the literal is searched from; next: the start of the
-		// first line not yet handed to the regexp (pos can be inside it,
-		// after an occurrence whose neighbours ruled it out).
-		pos, next := 0, 0
-		for pos < len(data) {
-			at := m.index(data, pos)
-			if at < 0 {
-				break
-			}
-			if skipBinary {
-				if isBinary(data) {
-					return 0, true
-				}
-				skipBinary = false
-			}
-			if !m.neighbours(data, at) {
-				pos = at + 1
-				continue
-			}
-			ls := next + bytes.LastIndexByte(data[next:at], '\n') + 1
-			le := len(data)
-			if j := bytescan.IndexByte(data[at:], '\n'); j >= 0 {
-				le = at + j
-			}
-			if m.decides || m.re.Match(trimCR(data[ls:le])) {
-				hit(ls, le)
-			}
-			pos, next = le+1, le+1
-		}
-		return count, false
-	}
-	if m.alts != nil {
-		// The earliest occurrence of any alternative; each one's next
-		// occurrence is kept until the search passes it (-1: no more).
-		next := make([]int, len(m.alts))
+	if m.search != nil {
+		// The earliest occurrence of any searched literal (one, or each
+		// alternative's), whose neighbours can belong to a match; each
+		// one's next occurrence is kept until the scan passes it (-2: not
+		// looked for yet, -1: no more).
+		var buf [maxAlternatives]int
+		next := buf[:len(m.search)]
 		for i := range next {
 			next[i] = -2
 		}
 		for pos := 0; pos < len(data); {
 			at := -1
-			for i, b := range m.alts {
+			for i, b := range m.search {
 				if next[i] != -1 && next[i] < pos {
 					next[i] = b.find(data, pos)
 				}
@@ -562,6 +536,7 @@ func (m *lineMatcher) scanFile(data []byte, fn func(idx, ls, le int), skipBinary
 				}
 				skipBinary = false
 			}
+			// pos is a line start: 0, or just after the last line handed on.
 			ls := pos + bytes.LastIndexByte(data[pos:at], '\n') + 1
 			le := len(data)
 			if j := bytescan.IndexByte(data[at:], '\n'); j >= 0 {
