@@ -157,28 +157,21 @@ func (f *FS) lookup(name string) (*node, error) {
 
 // ReadFile implements workspace.Driver. The returned slice is shared.
 func (f *FS) ReadFile(ctx context.Context, name string) ([]byte, workspace.Version, error) {
-	if err := ctxErr(ctx); err != nil {
-		return nil, "", err
-	}
-	f.mu.RLock()
-	n, err := f.lookup(name)
-	f.mu.RUnlock()
+	c, err := f.fileContent(ctx, name)
 	if err != nil {
 		return nil, "", err
 	}
-	if n.dir {
-		return nil, "", workspace.ErrIsDir
-	}
-	return n.c.data, n.c.version(), nil
+	return c.data, c.version(), nil
 }
 
-// ReadLines implements workspace.LineReader over the stored bytes.
+// ReadLines implements workspace.LineReader over the stored bytes (no
+// version: a range read does not hash the file).
 func (f *FS) ReadLines(ctx context.Context, name string, offset, limit int) (workspace.LineRange, error) {
-	b, _, err := f.ReadFile(ctx, name)
+	c, err := f.fileContent(ctx, name)
 	if err != nil {
 		return workspace.LineRange{}, err
 	}
-	return workspace.SliceLines(b, offset, limit), nil
+	return workspace.SliceLines(c.data, offset, limit), nil
 }
 
 // WriteFile implements workspace.Driver. data is kept, not copied.
