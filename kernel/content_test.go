@@ -97,12 +97,12 @@ func TestMutatingRuleClass(t *testing.T) {
 func TestReadRulesGovernContent(t *testing.T) {
 	secret := `{"msg":"x","file_path":"secrets/k.txt"}`
 	cases := []struct {
-		name    string
-		policy  kernel.PermissionPolicy
-		fx      kernel.Effects
-		args    string
-		want    kernel.Decision
-		rule    string // the rule that decided, "" for any
+		name   string
+		policy kernel.PermissionPolicy
+		fx     kernel.Effects
+		args   string
+		want   kernel.Decision
+		rule   string // the rule that decided, "" for any
 	}{
 		{"deny read rule denies a content reader", kernel.PermissionPolicy{Deny: []string{"read(path:secrets/**)"}, Allow: []string{"*"}}, kernel.Effects{ReadsContent: true}, secret, kernel.DecisionDeny, "read(path:secrets/**)"},
 		{"bare pattern and a tool glob", kernel.PermissionPolicy{Deny: []string{"r*(secrets/*)"}, Allow: []string{"*"}}, kernel.Effects{ReadsContent: true}, `{"file_path":"./secrets/k.txt"}`, kernel.DecisionDeny, "r*(secrets/*)"},
