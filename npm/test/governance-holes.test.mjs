@@ -87,7 +87,8 @@ test('hidden content: write runs but does not show what it replaced', async () =
   await s.close();
 });
 
-const denyAllWrites = { permissionPolicy: { deny: ['@mutating'], defaultDecision: 'allow' } };
+// README.md's governance example, as it is written there.
+const denyAllWrites = { permissionPolicy: { deny: ['@mutating', 'read(path:secrets/**)'], defaultDecision: 'allow' } };
 const mutatingCases = [
   ['write', 'write', { file_path: 'src/main.go', content: 'x' }],
   ['edit', 'edit', { file_path: 'src/main.go', old_string: 'main()', new_string: 'x()' }],
