@@ -93,10 +93,10 @@ func withMode(f func([]json.RawMessage) (map[string]any, error), mode string) fu
 	}
 }
 
-// ScriptLabel names a program in the refusals of its restriction: "tool
+// scriptLabel names a program in the refusals of its restriction: "tool
 // 'x' is not allowed for this PTC script", "PTC script exceeded
 // maxToolCalls=N" (REFERENCE.md §2.13).
-const ScriptLabel = "PTC script"
+const scriptLabel = "PTC script"
 
 // bridge is the program's side of every ctx call. The allow-list and
 // maxToolCalls are a kernel.Restriction on every invocation the script
@@ -116,7 +116,7 @@ type bridge struct {
 }
 
 func newBridge(call *kernel.Call, p *plan) *bridge {
-	r := kernel.NewRestriction(ScriptLabel, append([]string{}, p.allowed...), p.maxToolCalls)
+	r := kernel.NewRestriction(scriptLabel, append([]string{}, p.allowed...), p.maxToolCalls)
 	return &bridge{inv: call.Restrict(r), r: r, p: p}
 }
 
