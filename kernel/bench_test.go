@@ -3,6 +3,7 @@ package kernel_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/a3s-lab/code-wasm/kernel"
@@ -52,6 +53,39 @@ func BenchmarkInvoke(b *testing.B) {
 				res, err := k.Invoke(context.Background(), kernel.Request{Tool: "fx", Args: args, Origin: kernel.OriginAgent})
 				if err != nil || res.ExitCode != 0 {
 					b.Fatal(err, res)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSanitiseOutput is what the sanitiser costs on a 1 MiB output:
+// plain text (no backslash: the quoted-literal pass is one byte search),
+// and a program's pretty-printed JSON result with an escape in every
+// string (each literal decoded and cleaned once more, in one batch).
+func BenchmarkSanitiseOutput(b *testing.B) {
+	plain := strings.Repeat("line of plain tool output with \"quotes\" and no escapes\n", 1<<20/56)
+	var items []string
+	for len(items)*40 < 1<<20 {
+		items = append(items, `{"k": "a \"quoted\" value\nwith a newline"}`)
+	}
+	escaped := "Result:\n[" + strings.Join(items, ",\n") + "]\n"
+	for name, text := range map[string]string{"plain": plain, "escaped-json": escaped} {
+		b.Run(name, func(b *testing.B) {
+			reg := kernel.NewRegistry()
+			fx := newEffect("fx")
+			fx.onRun = func(context.Context, *kernel.Call) (*kernel.Result, error) { return kernel.OK(text, nil), nil }
+			reg.RegisterBuiltin(fx)
+			p := kernel.SanitizerFunc(func(s string) string { return strings.ReplaceAll(s, "SECRET", "***") })
+			k, err := kernel.New(kernel.Config{Registry: reg, Governance: kernel.Governance{Security: p, Permission: kernel.PermissionPolicy{Disabled: true}}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer k.Close()
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				if res, _ := k.Invoke(context.Background(), kernel.Request{Tool: "fx", Args: json.RawMessage(`{"msg":"x"}`)}); res.ExitCode != 0 {
+					b.Fatal(res.Output)
 				}
 			}
 		})

@@ -103,6 +103,16 @@ const (
 //	read(src/**)             the tool's main argument (command, file_path,
 //	                         path, pattern, url, query) matches src/**
 //
+// A rule may name a class of calls instead of a tool: @mutating is every
+// call that may change something (Effects.Mutates; a tool is taken to
+// mutate unless it declares otherwise or its capabilities are read-only),
+// so `deny: ['@mutating']` makes a session read-only and
+// `@mutating(path:secrets/**)` denies every change under secrets/, while
+// `write` names the write tool only. Path-scoped deny and ask rules for
+// read also govern content: no governed call returns what such a file
+// holds (ContentHidden), and a call whose answer depends on it
+// (Effects.ReadsContent: edit, patch) is denied or asked as a read.
+//
 // Tool names compare case-insensitively; paths match with doublestar
 // globs, commands with `*` matching anything. Paths are every path the
 // call touches (file_path, path, files[].path), normalised by

@@ -1,12 +1,15 @@
 package kernel
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,6 +56,8 @@ type Kernel struct {
 	artifacts *artifactStore
 	confirm   *confirmManager // nil when there is no in-kernel manager
 	queue     chan struct{}   // nil when there is no queue
+	// contentHidden is Permission.ContentHidden(), built once.
+	contentHidden func(string) bool
 
 	violations atomic.Int64
 
@@ -98,7 +103,7 @@ func New(cfg Config) (*Kernel, error) {
 	}
 	root, cancel := context.WithCancel(context.Background())
 	k := &Kernel{cfg: cfg, root: root, cancel: cancel, active: map[string]activeEntry{},
-		schemas: newSchemaCache(), artifacts: newArtifactStore(g.Artifacts)}
+		schemas: newSchemaCache(), artifacts: newArtifactStore(g.Artifacts), contentHidden: g.Permission.ContentHidden()}
 	for _, h := range g.Hooks {
 		if err := k.registerHook(h); err != nil {
 			cancel()
@@ -193,6 +198,9 @@ type scope struct {
 	origin Origin
 	stack  []string // tool names of the enclosing invocations
 	inSlot bool     // an enclosing invocation holds a queue slot
+	// limits are the restrictions of the enclosing invocations
+	// (Call.Restrict); every one binds this call.
+	limits []*Restriction
 }
 
 type ctxKey struct{}
@@ -214,7 +222,7 @@ func (k *Kernel) Invoke(ctx context.Context, req Request) (*Result, error) {
 	// A call made with a context that came from inside a tool keeps that
 	// tool's stack, so recursion cannot hide by bypassing the Invoker.
 	if in, ok := ctx.Value(ctxKey{}).(*scope); ok {
-		sc.stack, sc.inSlot, sc.parent = in.stack, in.inSlot, in.parent
+		sc.stack, sc.inSlot, sc.parent, sc.limits = in.stack, in.inSlot, in.parent, in.limits
 		if req.Origin != OriginNested {
 			// Code running inside a tool only ever gets nested authority.
 			sc.origin = OriginNested
@@ -289,7 +297,13 @@ func (v *invocation) ev(typ string, payload map[string]any) {
 
 func (v *invocation) run(ctx context.Context) *Result {
 	k := v.k
-	// 1. Recursion guard.
+	// 1. The restrictions of the enclosing invocations, then the recursion
+	// guard.
+	for _, r := range v.sc.limits {
+		if e := r.admit(v.name); e != nil {
+			return v.reject(e, nil)
+		}
+	}
 	if orchestrators[v.name] && slices.Contains(v.sc.stack, v.name) {
 		return v.reject(InvalidArgument("recursive %s calls are not allowed", v.name), nil)
 	}
@@ -499,20 +513,25 @@ func orDefault(d, def time.Duration) time.Duration {
 	return def
 }
 
+// MaxHookRounds bounds how many times the pre_tool_use chain runs for one
+// call when hooks keep rewriting its arguments.
+const MaxHookRounds = 8
+
 // preHooks runs the matching pre_tool_use hooks in registration order.
-// After a rewrite the matchers are asked again with the new arguments: a
-// hook that did not match the old ones but matches the new ones runs too,
-// so a rewrite cannot steer a call around a path-guarding hook. No hook
-// runs twice.
+// A rewrite starts the chain again from the first hook, with the matchers
+// asked again for the new arguments, until one whole pass rewrites
+// nothing: every hook's last answer was given for the arguments the tool
+// will run with, so no rewrite, by an earlier hook or a later one, can
+// steer a call around a hook that guards it. A hook must therefore answer
+// a rewrite it made itself with no change (a rewrite is compared as JSON
+// data, not bytes); hooks that are still rewriting after MaxHookRounds
+// passes deny the call, naming them. skip ends the chain only in a pass
+// that rewrote nothing.
 func (v *invocation) preHooks(ctx context.Context) (*denial, *Error) {
-	ran := map[string]bool{}
-	for again := true; again; {
-		again = false
+	var rewriters []string
+	for round := 1; ; round++ {
+		rewrote := ""
 		for _, h := range v.k.hooksFor(HookPreToolUse, v.name, v.args) {
-			if ran[h.ID] {
-				continue
-			}
-			ran[h.ID] = true
 			req := HookRequest{Event: HookPreToolUse, ToolID: v.id, ToolName: v.name, Args: v.args, Origin: v.sc.origin, ParentID: v.sc.parent}
 			to := orDefault(h.Timeout, DefaultHookTimeout)
 			r, err, timedOut := bounded(ctx, to, func(c context.Context) (HookResponse, error) { return h.Handler(c, req) })
@@ -531,27 +550,48 @@ func (v *invocation) preHooks(ctx context.Context) (*denial, *Error) {
 			default:
 				return &denial{reason: fmt.Sprintf("hook %s answered unknown action %q", h.ID, r.Action)}, nil
 			}
-			rewrote := false
-			if len(r.Modified) > 0 {
+			if len(r.Modified) > 0 && !sameJSON(r.Modified, v.args) {
 				if e := validateWith(v.k.schemas, v.name, schemaOf(v.t), r.Modified); e != nil {
 					e.Msg = "hook " + h.ID + " rewrote the arguments: " + e.Msg
 					e.Kind.Message = e.Msg
 					return nil, e
 				}
-				rewrote = string(r.Modified) != string(v.args)
 				v.args = append(json.RawMessage(nil), r.Modified...)
 				v.pub = nil
-			}
-			if r.Action == HookSkip {
-				return nil, nil
-			}
-			if rewrote {
-				again = true
+				rewrote = h.ID
 				break
 			}
+			if r.Action == HookSkip {
+				return nil, nil // no rewrite in this pass: a rewrite breaks it
+			}
+		}
+		if rewrote == "" {
+			return nil, nil
+		}
+		if !slices.Contains(rewriters, rewrote) {
+			rewriters = append(rewriters, rewrote)
+		}
+		if round == MaxHookRounds {
+			return &denial{reason: fmt.Sprintf("pre_tool_use hooks %s were still rewriting the arguments after %d passes; a hook must leave arguments it already rewrote unchanged",
+				strings.Join(rewriters, ", "), MaxHookRounds)}, nil
 		}
 	}
-	return nil, nil
+}
+
+// sameJSON reports whether a and b are the same JSON data, key order and
+// spacing aside. Text that does not parse compares as bytes.
+func sameJSON(a, b json.RawMessage) bool {
+	if string(a) == string(b) {
+		return true
+	}
+	var x, y any
+	da, db := json.NewDecoder(bytes.NewReader(a)), json.NewDecoder(bytes.NewReader(b))
+	da.UseNumber()
+	db.UseNumber()
+	if da.Decode(&x) != nil || db.Decode(&y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 func reasonOr(r, def string) string {
@@ -599,13 +639,17 @@ func (v *invocation) gate(ctx context.Context) *denial {
 	if g.SkillRestriction.Enabled && !slices.ContainsFunc(g.SkillRestriction.AllowedTools, func(p string) bool { return matchName(p, v.name) }) {
 		return &denial{reason: fmt.Sprintf("tool %s is not allowed by the active skill", v.name)}
 	}
-	d, rule := g.Permission.Decide(v.name, v.args)
+	fx := effectsOf(v.t, v.args)
+	d, rule, content := g.Permission.decide(v.name, v.args, &fx)
 	switch d {
 	case DecisionAllow:
 		return nil
 	case DecisionDeny:
-		if rule == "" {
+		switch {
+		case rule == "":
 			return &denial{reason: fmt.Sprintf("tool %s denied by the default permission decision", v.name)}
+		case content:
+			return &denial{reason: fmt.Sprintf("tool %s denied by permission rule %q: what it returns depends on the content of the file it names, which that rule keeps from view", v.name, rule)}
 		}
 		return &denial{reason: fmt.Sprintf("tool %s denied by permission rule %q", v.name, rule)}
 	}
@@ -724,12 +768,13 @@ func (v *invocation) execute(ctx context.Context, inSlot bool, start time.Time) 
 	if k.cfg.Registry.IsBuiltin(v.name) {
 		childOrigin = nestedOrigin(v.sc.origin)
 	}
-	child := &scope{parent: v.id, origin: childOrigin, stack: append(slices.Clip(v.sc.stack), v.name), inSlot: inSlot}
+	child := &scope{parent: v.id, origin: childOrigin, stack: append(slices.Clip(v.sc.stack), v.name), inSlot: inSlot, limits: v.sc.limits}
 	ectx = context.WithValue(ectx, ctxKey{}, child)
 	call := &Call{ID: v.id, ParentID: v.sc.parent, Name: v.name, Args: v.args, Origin: v.sc.origin,
 		Invoker: &nestedInvoker{k: k, sc: *child}}
 	if !v.sc.origin.Trusted() {
 		call.Hidden, call.HiddenTree = k.cfg.Governance.Permission.Hidden(v.name)
+		call.ContentHidden = k.contentHidden
 	}
 	var dmu sync.Mutex
 	ended := false
@@ -887,6 +932,21 @@ func (n *nestedInvoker) Capabilities(name string, args json.RawMessage) (Capabil
 		return Conservative(), false
 	}
 	return safeCapabilities(t, args), true
+}
+
+// effectsOf is what a tool declares of a call (EffectDeclarer), or what
+// its capabilities imply: it mutates unless read-only. A tool that panics
+// is taken to do both.
+func effectsOf(t Tool, args json.RawMessage) (fx Effects) {
+	defer func() {
+		if recover() != nil {
+			fx = Effects{Mutates: true, ReadsContent: true}
+		}
+	}()
+	if d, ok := t.(EffectDeclarer); ok {
+		return d.Effects(args)
+	}
+	return Effects{Mutates: !t.Capabilities(args).ReadOnly}
 }
 
 func safeCapabilities(t Tool, args json.RawMessage) (c Capabilities) {

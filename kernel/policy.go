@@ -152,13 +152,36 @@ func matchPath(pattern, p string) bool {
 	return err == nil && ok
 }
 
+// RuleMutating is the rule class of every call that may change
+// something (Effects.Mutates): `deny: ['@mutating']` denies every write,
+// edit, patch and any other mutating tool, `@mutating(path:secrets/**)`
+// those touching secrets/. A class takes an argument pattern as a tool
+// name does.
+const RuleMutating = "@mutating"
+
 // rule is one parsed permission rule.
 type rule struct {
 	src  string
-	tool string
+	tool string // a tool-name glob, or a class (RuleMutating)
 	key  string // "", "path", "file_path", "command" or an argument name
 	pat  string
 	args bool // the rule has a parenthesised argument pattern
+}
+
+// class reports whether the rule names a class of calls, not tools.
+func (r rule) class() bool { return strings.HasPrefix(r.tool, "@") }
+
+// names reports whether the rule selects calls of tool name by its name
+// or class. mutates is nil when the call's effects are not known: a class
+// rule then matches for deny and ask (conservative) and not for allow.
+func (r rule) names(name string, mutates *bool, conservative bool) bool {
+	if !r.class() {
+		return matchName(r.tool, name)
+	}
+	if mutates == nil {
+		return conservative
+	}
+	return *mutates
 }
 
 // isPathKey reports whether an argument pattern is over touched paths.
@@ -195,6 +218,9 @@ func parseRule(s string) (rule, error) {
 	if strings.ContainsAny(r.tool, " \t()") {
 		return rule{}, fmt.Errorf("rule %q: tool name %q has spaces or parentheses", s, r.tool)
 	}
+	if r.class() && r.tool != RuleMutating {
+		return rule{}, fmt.Errorf("rule %q: unknown rule class %q (the class is %s: every call that may change something)", s, r.tool, RuleMutating)
+	}
 	// Path patterns must be valid doublestar globs; a bare pattern may be
 	// matched against a path too. Command patterns are `*` wildcards, where
 	// every string is valid.
@@ -217,9 +243,9 @@ func isIdent(s string) bool {
 
 // match applies the rule; conservative is true for deny and ask rules
 // (any touched path, unresolvable paths match) and false for allow rules
-// (every touched path must match).
-func (r rule) match(name string, a callArgs, conservative bool) bool {
-	if !matchName(r.tool, name) {
+// (every touched path must match). mutates is as for names.
+func (r rule) match(name string, mutates *bool, a callArgs, conservative bool) bool {
+	if !r.names(name, mutates, conservative) {
 		return false
 	}
 	if !r.args {
@@ -274,19 +300,62 @@ func (p PermissionPolicy) Validate() error {
 	return nil
 }
 
-// Decide applies the policy to one call: deny > allow > ask, then the
+// Decide applies the policy to one call whose effects are not known: a
+// class rule (@mutating) matches it for deny and ask and never for allow.
+// See DecideCall.
+func (p PermissionPolicy) Decide(name string, args json.RawMessage) (Decision, string) {
+	d, rule, _ := p.decide(name, args, nil)
+	return d, rule
+}
+
+// DecideCall applies the policy to one call: deny > allow > ask, then the
 // default decision ("" means ask). A disabled policy allows everything.
 // Path patterns see every path the call touches (file_path, path,
 // files[].path) as the workspace resolver normalises it: a deny or ask
 // rule matches if any touched path matches (or cannot be resolved), an
 // allow rule only if all of them match. A rule that does not parse
 // (Validate refuses it) is treated as matching for deny and ask and never
-// for allow.
-func (p PermissionPolicy) Decide(name string, args json.RawMessage) (Decision, string) {
+// for allow. @mutating rules match when fx.Mutates. When fx.ReadsContent,
+// the path-scoped deny and ask rules for read (those ContentHidden
+// honours) apply to the touched paths too, and the stricter answer wins:
+// such a rule denies the call, or makes an allowed call ask.
+func (p PermissionPolicy) DecideCall(name string, args json.RawMessage, fx Effects) (Decision, string) {
+	d, rule, _ := p.decide(name, args, &fx)
+	return d, rule
+}
+
+// decide is DecideCall; fx nil means unknown effects. content reports that
+// the answer came from a read rule over the content the call reads.
+func (p PermissionPolicy) decide(name string, args json.RawMessage, fx *Effects) (d Decision, rule string, content bool) {
 	if p.Disabled {
-		return DecisionAllow, ""
+		return DecisionAllow, "", false
 	}
 	a := parseArgs(args)
+	d, rule = p.byRules(name, fx, a)
+	if fx != nil && fx.ReadsContent && d != DecisionDeny {
+		for _, set := range []struct {
+			rules []string
+			d     Decision
+		}{{p.Deny, DecisionDeny}, {p.Ask, DecisionAsk}} {
+			if set.d == DecisionAsk && d == DecisionAsk {
+				break
+			}
+			for _, src := range set.rules {
+				if f := contentRule(src); f != nil && a.pathMatch(f, true) {
+					return set.d, src, true
+				}
+			}
+		}
+	}
+	return d, rule, false
+}
+
+// byRules is the decision of the rules and the default alone.
+func (p PermissionPolicy) byRules(name string, fx *Effects, a callArgs) (Decision, string) {
+	var mutates *bool
+	if fx != nil {
+		mutates = &fx.Mutates
+	}
 	for _, set := range []struct {
 		rules []string
 		d     Decision
@@ -295,12 +364,12 @@ func (p PermissionPolicy) Decide(name string, args json.RawMessage) (Decision, s
 		for _, s := range set.rules {
 			r, err := parseRule(s)
 			if err != nil {
-				if conservative && matchName(strings.TrimSpace(strings.SplitN(s, "(", 2)[0]), name) {
+				if t := strings.TrimSpace(strings.SplitN(s, "(", 2)[0]); conservative && (matchName(t, name) || strings.HasPrefix(t, "@")) {
 					return set.d, s
 				}
 				continue
 			}
-			if r.match(name, a, conservative) {
+			if r.match(name, mutates, a, conservative) {
 				return set.d, s
 			}
 		}
@@ -310,6 +379,63 @@ func (p PermissionPolicy) Decide(name string, args json.RawMessage) (Decision, s
 		return p.DefaultDecision, ""
 	default:
 		return DecisionAsk, ""
+	}
+}
+
+// pathPred is the rule's pattern over a touched path when the rule is
+// scoped to paths (`path:`, `file_path:` or a bare pattern, which matches
+// a path as Decide matches it), and nil otherwise.
+func (r rule) pathPred() func(string) bool {
+	if !r.args || !(isPathKey(r.key) || r.key == "") {
+		return nil
+	}
+	pat := r.pat
+	if r.key == "" {
+		return func(p string) bool { return matchPath(pat, p) || wildcard(pat, p) }
+	}
+	return func(p string) bool { return matchPath(pat, p) }
+}
+
+// contentRule is the path pattern of src when it is a path-scoped rule
+// for read (by name or glob: `read(path:x)`, `*(x)`), and nil otherwise.
+// Such deny and ask rules keep the content of what they name from every
+// call: read's, grep's, and any tool's that reads content.
+func contentRule(src string) func(string) bool {
+	r, err := parseRule(src)
+	if err != nil || r.class() || !matchName(r.tool, "read") {
+		return nil
+	}
+	return r.pathPred()
+}
+
+// ContentHidden reports the paths whose content the policy keeps from
+// view: those a path-scoped deny or ask rule for read names, matched as
+// Decide matches a path. It is nil when there is none (or the policy is
+// disabled). A tool that would return what such a file holds (the text
+// it replaced, a diff) leaves it out; one whose answer depends on that
+// content is judged by those rules at the gate (Effects.ReadsContent).
+func (p PermissionPolicy) ContentHidden() func(string) bool {
+	if p.Disabled {
+		return nil
+	}
+	var fs []func(string) bool
+	for _, set := range [][]string{p.Deny, p.Ask} {
+		for _, src := range set {
+			if f := contentRule(src); f != nil {
+				fs = append(fs, f)
+			}
+		}
+	}
+	if len(fs) == 0 {
+		return nil
+	}
+	return func(path string) bool {
+		for _, f := range fs {
+			if f(path) {
+				return true
+			}
+		}
+		return false
 	}
 }
 
@@ -323,7 +449,8 @@ func (p PermissionPolicy) Decide(name string, args json.RawMessage) (Decision, s
 // my.env/readme.txt, and `read(path:secrets/*)` hides secrets/key.txt but
 // not secrets/deep/old.txt. tree reports a directory everything under which
 // is hidden (a rule ending in "/**" whose prefix matches it), so a search
-// need not descend into it. Both are nil when nothing is hidden.
+// need not descend into it. Both are nil when nothing is hidden. Class
+// rules (@mutating) do not hide: a search changes nothing.
 func (p PermissionPolicy) Hidden(name string) (path, tree func(string) bool) {
 	if p.Disabled {
 		return nil, nil
@@ -333,21 +460,17 @@ func (p PermissionPolicy) Hidden(name string) (path, tree func(string) bool) {
 	for _, set := range [][]string{p.Deny, p.Ask} {
 		for _, src := range set {
 			r, err := parseRule(src)
-			if err != nil || !r.args || !(isPathKey(r.key) || r.key == "") {
+			if err != nil || r.class() {
 				continue
 			}
-			if !matchName(r.tool, name) && !(name == "grep" && matchName(r.tool, "read")) {
+			f := r.pathPred()
+			if f == nil || !matchName(r.tool, name) && !(name == "grep" && matchName(r.tool, "read")) {
 				continue
 			}
-			pat := r.pat
-			if r.key == "" {
-				exact = append(exact, func(p string) bool { return matchPath(pat, p) || wildcard(pat, p) })
-			} else {
-				exact = append(exact, func(p string) bool { return matchPath(pat, p) })
-			}
-			if pre, ok := strings.CutSuffix(cleanPattern(pat), "/**"); ok {
+			exact = append(exact, f)
+			if pre, ok := strings.CutSuffix(cleanPattern(r.pat), "/**"); ok {
 				prefixes = append(prefixes, pre)
-			} else if cleanPattern(pat) == "**" {
+			} else if cleanPattern(r.pat) == "**" {
 				prefixes = append(prefixes, "**")
 			}
 		}

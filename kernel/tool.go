@@ -69,6 +69,29 @@ type Tool interface {
 	Execute(ctx context.Context, call *Call) (*Result, error)
 }
 
+// Effects are what the permission rules need to know of a call beyond its
+// tool name and arguments.
+type Effects struct {
+	// Mutates: the call may itself change the workspace or anything
+	// outside the session. The rule class @mutating matches such calls.
+	Mutates bool
+	// ReadsContent: what the call returns (output, metadata, errors, or
+	// only whether it succeeds) depends on the content of the files it
+	// names (file_path, path, files[].path). Path-scoped read rules then
+	// govern the call as they govern a read of those files.
+	ReadsContent bool
+}
+
+// EffectDeclarer is implemented by a tool whose Effects its Capabilities
+// do not say. A tool that does not implement it mutates unless its
+// Capabilities for the call are read-only, and reads no content beyond
+// what its own rules govern. An orchestrator, whose effects are the
+// nested calls it makes (each judged by the rules itself), declares
+// Effects{}.
+type EffectDeclarer interface {
+	Effects(args json.RawMessage) Effects
+}
+
 // SchemaValidator may be implemented by a tool whose validation schema is
 // stricter than its model-visible Parameters (for example with oneOf).
 type SchemaValidator interface {
@@ -93,6 +116,13 @@ type Call struct {
 	// kernel for calls that go through the safety gate; nil for trusted
 	// host calls.
 	Hidden, HiddenTree func(path string) bool
+	// ContentHidden, when not nil, reports the workspace paths whose
+	// content the permission policy keeps from this call: those a
+	// path-scoped deny or ask rule for read names
+	// (PermissionPolicy.ContentHidden). A tool that returns what a file
+	// held (a diff, the text it replaced) leaves it out for such a path.
+	// Set like Hidden.
+	ContentHidden func(path string) bool
 	// emit sends a tool_output_delta; set by the kernel.
 	emit func(delta string)
 }
@@ -114,6 +144,12 @@ func (c *Call) IsHidden(path string) bool { return c != nil && c.Hidden != nil &
 // from this call's searches (see Call.HiddenTree).
 func (c *Call) IsHiddenTree(dir string) bool {
 	return c != nil && c.HiddenTree != nil && c.HiddenTree(dir)
+}
+
+// IsContentHidden reports whether the permission policy keeps the content
+// of path from this call (see Call.ContentHidden).
+func (c *Call) IsContentHidden(path string) bool {
+	return c != nil && c.ContentHidden != nil && c.ContentHidden(path)
 }
 
 // SetEmitter installs the delta sink. For kernels and tests.

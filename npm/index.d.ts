@@ -170,7 +170,12 @@ export interface WorkspaceOptions {
 export interface PermissionPolicy {
   /** Default true; false allows every call. */
   enabled?: boolean;
-  /** Rules such as `write`, `write(path:src/**)`, `mcp__*`. deny > allow > ask. */
+  /**
+   * Rules such as `write`, `write(path:src/**)`, `mcp__*`, or the class `@mutating` (every call
+   * that may change something: `deny: ['@mutating']` is a read-only session; `write` names the
+   * write tool only). A path-scoped `read` rule also keeps that content out of every other tool's
+   * results. deny > allow > ask.
+   */
   deny?: string[];
   allow?: string[];
   ask?: string[];

@@ -93,21 +93,32 @@ func withMode(f func([]json.RawMessage) (map[string]any, error), mode string) fu
 	}
 }
 
-// bridge is the program's side of every ctx call.
+// scriptLabel names a program in the refusals of its restriction: "tool
+// 'x' is not allowed for this PTC script", "PTC script exceeded
+// maxToolCalls=N" (REFERENCE.md §2.13).
+const scriptLabel = "PTC script"
+
+// bridge is the program's side of every ctx call. The allow-list and
+// maxToolCalls are a kernel.Restriction on every invocation the script
+// causes, at any depth (a batch's children count and are checked too);
+// the bridge asks it before a ctx call crosses into the kernel, so a
+// refused call never runs and is not recorded.
 type bridge struct {
-	inv kernel.Invoker
+	inv kernel.Invoker // restricted by r
+	r   *kernel.Restriction
 	p   *plan
 
 	inflight sync.WaitGroup
 
 	mu     sync.Mutex
-	n      int
 	calls  []*ToolCall
-	viol   error
 	closed bool
 }
 
-func newBridge(inv kernel.Invoker, p *plan) *bridge { return &bridge{inv: inv, p: p} }
+func newBridge(call *kernel.Call, p *plan) *bridge {
+	r := kernel.NewRestriction(scriptLabel, append([]string{}, p.allowed...), p.maxToolCalls)
+	return &bridge{inv: call.Restrict(r), r: r, p: p}
+}
 
 func (b *bridge) methods() []string {
 	ms := []string{"tool"}
@@ -137,11 +148,9 @@ func (b *bridge) settle(d time.Duration) {
 	}
 }
 
-func (b *bridge) violation() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.viol
-}
+// violation is the first refusal of the script's restriction, by a ctx
+// call or by any invocation it caused.
+func (b *bridge) violation() error { return b.r.Violation() }
 
 func (b *bridge) records() []ToolCall {
 	b.mu.Lock()
@@ -153,25 +162,17 @@ func (b *bridge) records() []ToolCall {
 	return out
 }
 
-// admit checks the allow-list and the call budget and reserves a record.
+// admit asks the restriction (without counting: the kernel counts the
+// invocation) and reserves a record.
 func (b *bridge) admit(name string) (*ToolCall, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
 		return nil, errors.New("the program has finished; ctx calls are closed")
 	}
-	if b.viol != nil {
-		return nil, b.viol
+	if err := b.r.Check(name); err != nil {
+		return nil, err
 	}
-	if !slices.Contains(b.p.allowed, name) {
-		b.viol = fmt.Errorf("tool '%s' is not allowed for this PTC script", name)
-		return nil, b.viol
-	}
-	if b.n >= b.p.maxToolCalls {
-		b.viol = fmt.Errorf("PTC script exceeded maxToolCalls=%d", b.p.maxToolCalls)
-		return nil, b.viol
-	}
-	b.n++
 	b.inflight.Add(1)
 	rec := &ToolCall{ToolName: name}
 	b.calls = append(b.calls, rec)
@@ -240,6 +241,14 @@ func (b *bridge) Call(ctx context.Context, method string, raw json.RawMessage) (
 		return nil, fmt.Errorf("ctx.%s: %v", method, err)
 	}
 	res := b.inv.Invoke(ctx, name, argJSON)
+	if v := b.r.Violation(); v != nil {
+		// This call, or one it caused (a batch child), was refused: the
+		// script fails with it, caught or not.
+		b.mu.Lock()
+		rec.Success, rec.ExitCode, rec.OutputBytes = res.ExitCode == 0, res.ExitCode, len(res.Output)
+		b.mu.Unlock()
+		return nil, v
+	}
 
 	out, truncated := truncateUTF8(res.Output, b.p.maxOutputBytes)
 	meta := plainMetadata(res.Metadata)

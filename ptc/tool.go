@@ -84,6 +84,17 @@ func (*Tool) Parameters() json.RawMessage {
 // Capabilities: a program may call anything; schedule it alone.
 func (*Tool) Capabilities(json.RawMessage) kernel.Capabilities { return kernel.Conservative() }
 
+// Effects: a program changes nothing itself (its ctx calls are judged one
+// by one); one run from a workspace `path` returns what it read there (a
+// syntax error quotes the script), so read rules govern that path.
+func (*Tool) Effects(args json.RawMessage) kernel.Effects {
+	var a struct {
+		Path string `json:"path"`
+	}
+	_ = json.Unmarshal(args, &a)
+	return kernel.Effects{ReadsContent: a.Path != ""}
+}
+
 // Args is the program tool's argument object.
 type Args struct {
 	Type         string          `json:"type"`
@@ -232,7 +243,7 @@ func (t *Tool) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 	if t.cfg.Engine == nil {
 		return nil, kernel.Errorf(kernel.ErrUnsupported, "program: no JavaScript engine is available on this host")
 	}
-	br := newBridge(call.Invoker, p)
+	br := newBridge(call, p)
 	prog := &Program{Name: p.name, Source: p.source, Inputs: p.inputs, Methods: br.methods(),
 		Tools: p.allowed, MaxStackDepth: DefaultMaxStackDepth}
 

@@ -53,6 +53,10 @@ func (*Batch) Parameters() json.RawMessage {
 
 func (*Batch) Capabilities(json.RawMessage) kernel.Capabilities { return kernel.Conservative() }
 
+// Effects: a batch changes nothing itself; each child is judged by the
+// permission rules (and any restriction the batch is under) on its own.
+func (*Batch) Effects(json.RawMessage) kernel.Effects { return kernel.Effects{} }
+
 type batchItem struct {
 	ID   *string         `json:"id"`
 	Tool string          `json:"tool"`

@@ -50,6 +50,18 @@ func (*Edit) Capabilities(args json.RawMessage) kernel.Capabilities {
 	return c
 }
 
+// Effects: edit compares the file's content with old_string, and its
+// answer (before/after, the count, even whether old_string was found)
+// tells what the file holds, so the read rules govern it as a read; it
+// mutates unless it is a dry run.
+func (*Edit) Effects(args json.RawMessage) kernel.Effects {
+	var a struct {
+		DryRun bool `json:"dry_run"`
+	}
+	dry := json.Unmarshal(args, &a) == nil && a.DryRun
+	return kernel.Effects{Mutates: !dry, ReadsContent: true}
+}
+
 // EditArgs are the arguments of edit.
 type EditArgs struct {
 	FilePath             *string `json:"file_path"`

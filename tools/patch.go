@@ -38,6 +38,13 @@ func (*Patch) Capabilities(json.RawMessage) kernel.Capabilities {
 	return c
 }
 
+// Effects: patch mutates, and matches every context and removed line
+// against the file (a mismatch quotes the file's line), so the read rules
+// govern it as a read.
+func (*Patch) Effects(json.RawMessage) kernel.Effects {
+	return kernel.Effects{Mutates: true, ReadsContent: true}
+}
+
 func (p *Patch) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, error) {
 	var a struct {
 		FilePath *string `json:"file_path"`

@@ -77,17 +77,20 @@ func (w *Write) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result,
 		if a.ExpectedOffset != nil && *a.ExpectedOffset != 0 {
 			return nil, kernel.InvalidArgument("write: expected_offset=%d applies only to mode=append; omit it (or pass 0) to overwrite", *a.ExpectedOffset)
 		}
-		return w.overwrite(ctx, name, []byte(*a.Content))
+		return w.overwrite(ctx, name, []byte(*a.Content), call.IsContentHidden(name))
 	case "append":
 		if a.ExpectedOffset == nil {
 			return nil, kernel.InvalidArgument("write: mode=append requires expected_offset, the file's current size in bytes (0 for a new file)")
 		}
-		return w.append(ctx, name, []byte(*a.Content), *a.ExpectedOffset)
+		return w.append(ctx, name, []byte(*a.Content), *a.ExpectedOffset, call.IsContentHidden(name))
 	}
 	return nil, kernel.InvalidArgument("write: unknown mode %q: use \"overwrite\" or \"append\"", mode)
 }
 
-func (w *Write) overwrite(ctx context.Context, name string, content []byte) (*kernel.Result, error) {
+// overwrite and append take hide: the read rules keep the file's content
+// from this call, so neither what was replaced nor whether the file
+// already ends with the chunk is told.
+func (w *Write) overwrite(ctx context.Context, name string, content []byte, hide bool) (*kernel.Result, error) {
 	before, _, err := w.ws.ReadFile(ctx, name)
 	created := false
 	switch {
@@ -102,7 +105,12 @@ func (w *Write) overwrite(ctx context.Context, name string, content []byte) (*ke
 		return nil, asOp("write", err)
 	}
 	meta := map[string]any{"file_path": name, "created": created, "mode": "overwrite", "bytes": len(content)}
-	changeMeta(meta, name, before, content, !created)
+	hasBefore := !created
+	if hide && hasBefore {
+		before, hasBefore = nil, false
+		meta["before_withheld"] = true
+	}
+	changeMeta(meta, name, before, content, hasBefore)
 	verb := "Updated"
 	if created {
 		verb = "Created"
@@ -110,7 +118,7 @@ func (w *Write) overwrite(ctx context.Context, name string, content []byte) (*ke
 	return kernel.OK(fmt.Sprintf("%s %s (%d bytes)", verb, workspace.Display(name), len(content)), meta), nil
 }
 
-func (w *Write) append(ctx context.Context, name string, chunk []byte, expected int64) (*kernel.Result, error) {
+func (w *Write) append(ctx context.Context, name string, chunk []byte, expected int64, hide bool) (*kernel.Result, error) {
 	cur, ver, err := w.ws.ReadFile(ctx, name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -123,7 +131,7 @@ func (w *Write) append(ctx context.Context, name string, chunk []byte, expected 
 	size := int64(len(cur))
 	meta := map[string]any{"file_path": name, "mode": "append", "offset": expected, "appended_bytes": len(chunk)}
 	if size != expected {
-		if size == expected+int64(len(chunk)) && bytes.HasSuffix(cur, chunk) {
+		if !hide && size == expected+int64(len(chunk)) && bytes.HasSuffix(cur, chunk) {
 			meta["resulting_size"], meta["already_applied"] = size, true
 			return kernel.OK(fmt.Sprintf("Append already applied: %s already ends with these %d bytes at offset %d (size %d); nothing changed", workspace.Display(name), len(chunk), expected, size), meta), nil
 		}
