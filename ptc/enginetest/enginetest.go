@@ -403,4 +403,6 @@ func Run(t *testing.T, e ptc.Engine) {
 			t.Fatalf("metadata.program %v", p)
 		}
 	})
+
+	t.Run("limits", func(t *testing.T) { limits(t, e) })
 }

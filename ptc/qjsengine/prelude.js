@@ -77,10 +77,10 @@
 
   var methods = parse(methodsJSON), tools = parse(toolsJSON), ctx = create(O.prototype), t = create(O.prototype);
   for (var i = 0; i < methods.length; i++) (function (m) {
-    ctx[m] = freeze(function () { return call(m, apply(slice, arguments, [])); });
+    ctx[m] = freeze(function () { return count >= maxToolCalls && !closed ? refuse() : call(m, apply(slice, arguments, [])); });
   })(methods[i]);
   for (var j = 0; j < tools.length; j++) (function (n) {
-    t[n] = freeze(function (args) { return call('tool', [n, args]); });
+    t[n] = freeze(function (args) { return count >= maxToolCalls && !closed ? refuse() : call('tool', [n, args]); });
   })(tools[j]);
   ctx.tools = freeze(t);
   freeze(ctx);
