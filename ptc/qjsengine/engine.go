@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -42,6 +43,9 @@ const (
 	// MinMemoryBytes and MaxMemoryBytes bound Program.MemoryBytes.
 	MinMemoryBytes = 1 << 20
 	MaxMemoryBytes = 1 << 30
+	// reserveBytes is freed when the run must stop, so that QuickJS can
+	// make its "interrupted" error at the memory limit.
+	reserveBytes = 256 << 10
 	// maxMessageBytes bounds an error message taken out of the realm.
 	maxMessageBytes = 64 << 10
 )
@@ -123,7 +127,7 @@ type run struct {
 }
 
 // Run implements ptc.Engine.
-func (e *Engine) Run(ctx context.Context, p *ptc.Program, b ptc.Bridge) (out json.RawMessage, err error) {
+func (e *Engine) Run(ctx context.Context, p *ptc.Program, b ptc.Bridge) (json.RawMessage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -135,22 +139,59 @@ func (e *Engine) Run(ctx context.Context, p *ptc.Program, b ptc.Bridge) (out jso
 	if err != nil {
 		return nil, err
 	}
-	if own {
-		defer pl.close()
-	}
 	r := &run{ctx: ctx, p: p, lim: lim, b: b, results: make(chan result), stop: make(chan struct{})}
-	defer close(r.stop)
-	// Every call into the module runs under vctx: when ctx ends, wazero
-	// closes the module (CloseOnContextDone), which stops the script
-	// wherever it is, for(;;){} or mid-GC.
-	vctx, cancel := context.WithCancel(context.WithValue(ctx, runKey{}, r))
-	defer cancel()
-	mod, err := pl.rt.InstantiateModule(vctx, pl.mod, wazero.NewModuleConfig().WithName("").WithStartFunctions().
-		WithSysWalltime().WithSysNanotime()) // no file system, no args, no environment
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	type outcome struct {
+		v   json.RawMessage
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		if own {
+			defer pl.close()
 		}
+		v, err := r.exec(pl)
+		done <- outcome{v, err}
+	}()
+	// The module stops within 10,000 QuickJS steps of ctx ending (the
+	// interrupt handler). A single long step of C (a sort of millions of
+	// strings) may outlast the grace: then the run is left to finish on
+	// its own, stopped at its next step.
+	select {
+	case o := <-done:
+		return o.v, o.err
+	case <-ctx.Done():
+	}
+	select {
+	case o := <-done:
+		return o.v, o.err
+	case <-time.After(ptc.SettleGrace * 4 / 5):
+		return nil, ctx.Err()
+	}
+}
+
+// epoch is the origin of the monotonic clock the module sees.
+var epoch = time.Now()
+
+// stopClock is what the module's monotonic clock reads once a run must
+// stop, and the limit the interrupt handler compares it with.
+const stopClock = 1 << 62
+
+// exec runs the program in a fresh module instance of pl.
+func (r *run) exec(pl *pool) (out json.RawMessage, err error) {
+	defer close(r.stop)
+	pm, _ := patched()
+	// The clock is how the interrupt handler learns the run must stop: it
+	// is read on this goroutine, which also runs the module.
+	clock := func() int64 {
+		if r.finished || r.ctx.Err() != nil {
+			return stopClock
+		}
+		return int64(time.Since(epoch))
+	}
+	vctx := context.WithValue(context.Background(), runKey{}, r)
+	mod, err := pl.rt.InstantiateModule(vctx, pl.mod, wazero.NewModuleConfig().WithName("").WithStartFunctions().
+		WithSysWalltime().WithNanotime(clock, 1)) // no file system, no args, no environment
+	if err != nil {
 		return nil, fmt.Errorf("quickjs-wazero: %w", err)
 	}
 	defer mod.Close(context.Background())
@@ -164,7 +205,7 @@ func (e *Engine) Run(ctx context.Context, p *ptc.Program, b ptc.Bridge) (out jso
 			out, err = r.outcome(ve.err)
 		}
 	}()
-	r.boot()
+	r.boot(pm.interrupt)
 	r.loop()
 	return r.outcome(nil)
 }
@@ -196,10 +237,10 @@ func (r *run) outcome(fault error) (json.RawMessage, error) {
 
 // boot starts QuickJS on a stack of its own, runs the prelude, the script
 // and run(ctx, inputs) up to its first wait.
-func (r *run) boot() {
+func (r *run) boot(interrupt uint32) {
 	v := r.vm
 	v.undef = v.call("JS_NewUndefined")
-	v.armStack(r.lim.memory)
+	v.armStack(r.lim.memory, interrupt)
 	proxy := func(id uint64) uint64 { return v.call("QJS_CreateFunctionProxy", v.jsctx, id, 0, 0) }
 	kitFn, exc := v.eval("<ptc-prelude>", prelude, false)
 	if exc {
@@ -268,8 +309,12 @@ func (r *run) jobs() {
 	}
 }
 
-// fail hands an exception to the prelude, which words it and finishes.
+// fail hands an exception to the prelude, which words it and finishes;
+// past the deadline (the exception is the interrupt) it does nothing.
 func (r *run) fail(exc uint64) {
+	if r.ctx.Err() != nil {
+		return
+	}
 	r.vm.invoke(r.failFn, exc)
 	if !r.finished {
 		r.finished, r.err = true, &ptc.ScriptError{Message: "the script failed and its error could not be read"}
@@ -383,15 +428,15 @@ func (r *run) send(a []uint64) uint64 {
 	return v.call("QJS_NewInt64", v.jsctx, uint64(r.nextID))
 }
 
-// finish records the script's outcome (ok, text, line) and closes the
-// module: nothing of the script runs after its result.
+// finish records the script's outcome (ok, text, line). Nothing of the
+// script runs after it: the clock now reads stopClock, so the interrupt
+// handler ends whatever jobs remain.
 func (r *run) finish(a []uint64) {
 	if r.finished || len(a) < 3 {
 		return
 	}
 	v := r.vm
 	r.finished = true
-	defer v.mod.CloseWithExitCode(v.ctx, 0)
 	if v.call("JS_ToBool", v.jsctx, a[0]) == 0 {
 		r.err = &ptc.ScriptError{Message: v.goString(a[1], maxMessageBytes), Line: int(int32(v.call("QJS_ToInt32", v.jsctx, a[2])))}
 		return
@@ -419,14 +464,18 @@ func (v *vm) text(val uint64) string {
 }
 
 // armStack moves the C stack into a block of its own and creates the
-// QuickJS runtime on it, then sets the stack limit the WASI build leaves
-// at 0 (no check): recursion past ptc.MaxStackBytes throws a catchable
-// RangeError ("Maximum call stack size exceeded") instead of trapping.
-func (v *vm) armStack(memory int) {
-	block := v.call("malloc", stackBlock)
-	if block == 0 {
+// QuickJS runtime on it, then sets what the WASI build leaves unset: the
+// stack limit (0, no check), so recursion past ptc.MaxStackBytes throws a
+// catchable RangeError instead of trapping, and the interrupt handler
+// (slot, see patch), reading the run's clock.
+func (v *vm) armStack(memory int, slot uint32) {
+	block, opaque, reserve := v.call("malloc", stackBlock), v.call("malloc", 32), v.call("malloc", reserveBytes)
+	if block == 0 || opaque == 0 || reserve == 0 {
 		panic(vmError{errors.New("no memory for the stack")})
 	}
+	v.mem.Write(uint32(opaque), make([]byte, 32))
+	v.mem.WriteUint64Le(uint32(opaque), stopClock)
+	v.mem.WriteUint32Le(uint32(opaque)+24, uint32(reserve))
 	top := (block + stackBlock) &^ 15
 	sp, ok := v.mod.ExportedGlobal(stackPointerExport).(api.MutableGlobal)
 	if !ok {
@@ -440,7 +489,10 @@ func (v *vm) armStack(memory int) {
 	v.jsctx = v.call("QJS_GetContext", h)
 	// JSRuntime holds {stack_size, stack_top, stack_limit}: stack_size is
 	// the bound just set, stack_top a frame address in the block,
-	// stack_limit 0. Find that one triple and set the limit.
+	// stack_limit 0. Find that one triple and set the limit. Then come
+	// current_exception (8-aligned, JS_UNINITIALIZED now), three bools,
+	// current_stack_frame (NULL), interrupt_handler and interrupt_opaque
+	// (both 0): checked before they are set.
 	rt := v.u32(uint32(h))
 	at := uint32(0)
 	for off := uint32(0); off < 4096; off += 4 {
@@ -456,5 +508,51 @@ func (v *vm) armStack(memory int) {
 	if at == 0 {
 		panic(vmError{errors.New("the QuickJS stack limit was not found")})
 	}
+	exc := (at + 12 + 7) &^ 7
+	if x, _ := v.mem.ReadUint64Le(exc); x != v.call("JS_NewUninitialized") || v.u32(exc+12) != 0 || v.u32(exc+16) != 0 || v.u32(exc+20) != 0 {
+		panic(vmError{errors.New("the QuickJS runtime does not have the expected layout")})
+	}
 	v.mem.WriteUint32Le(at+8, v.u32(at+4)-ptc.MaxStackBytes)
+	counter := v.interruptCounter()
+	v.mem.WriteUint32Le(uint32(opaque)+16, counter)
+	v.mem.WriteUint32Le(counter, interruptEvery) // the handler keeps it there
+	v.mem.WriteUint32Le(exc+16, slot)
+	v.mem.WriteUint32Le(exc+20, uint32(opaque))
+}
+
+// interruptCounter returns the address of the JSContext's interrupt
+// counter: the one word shortly after its global_obj that 100 loop steps
+// count down by 100 to 400.
+func (v *vm) interruptCounter() uint32 {
+	g := v.call("JS_GetGlobalObject", v.jsctx)
+	v.free(g)
+	ctx := uint32(v.jsctx)
+	for off := uint32(0); off < 4096; off += 8 {
+		if x, _ := v.mem.ReadUint64Le(ctx + off); x != g {
+			continue
+		}
+		for try := 0; try < 2; try++ { // a count that reached 0 restarts at 10,000
+			var before [16]uint32
+			for i := range before {
+				before[i] = v.u32(ctx + off + 16 + 4*uint32(i))
+			}
+			v.eval("<ptc-calibrate>", "for (let i = 0; i < 100; i++);", false)
+			found := uint32(0)
+			for i, b := range before {
+				at := ctx + off + 16 + 4*uint32(i)
+				if d := int64(b) - int64(v.u32(at)); d >= 100 && d <= 400 {
+					if found != 0 {
+						found = 0
+						break
+					}
+					found = at
+				}
+			}
+			if found != 0 {
+				return found
+			}
+		}
+		break
+	}
+	panic(vmError{errors.New("the QuickJS interrupt counter was not found")})
 }

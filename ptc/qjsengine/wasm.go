@@ -21,7 +21,7 @@ import (
 // drives that ABI itself rather than through the package's Runtime,
 // because it needs what the Runtime does not offer: a per-run memory
 // bound (the runtime config's page limit), a module with no file system
-// at all, and the C stack pointer (see exportStackPointer).
+// at all, and a deadline that costs scripts nothing (see patch).
 //
 //go:linkname qjsWasm github.com/fastschema/qjs.wasmBytes
 var qjsWasm []byte
@@ -30,59 +30,226 @@ var qjsWasm []byte
 // global, the C stack pointer (__stack_pointer).
 const stackPointerExport = "ptc_stack_pointer"
 
-// exportStackPointer returns a copy of module b whose export section also
-// exports global 0, the C stack pointer. qjs.wasm is linked stack-first
-// with a stack of about 160 KiB, and its WASI build of quickjs-ng turns
-// QuickJS's own stack check off (JS_SetMaxStackSize has no effect under
-// __wasi__): recursion runs the stack off address 0 and traps after about
-// 300 JS frames, uncatchable. Exported, the pointer can be moved to a
-// block of the engine's choosing, and the check re-armed there (see
-// armStack).
-func exportStackPointer(b []byte) ([]byte, error) {
+// patched is qjs.wasm as the engine runs it (see patch), and the table
+// slot of the interrupt handler patch adds.
+var patched = sync.OnceValues(func() (*patchedModule, error) { return patch(qjsWasm) })
+
+// interruptEvery is how many QuickJS steps (loop iterations, calls) pass
+// between two calls of the interrupt handler. QuickJS's own 10,000 is too
+// coarse when a step is heavy C work (10,000 fills of a 100,000-element
+// array take 30 s); each call reads the clock through one host call,
+// which costs a loop of plain steps less than the noise of measuring it.
+const interruptEvery = 16
+
+type patchedModule struct {
+	bin       []byte
+	interrupt uint32 // table index of the interrupt handler
+}
+
+type section struct {
+	id   byte
+	body []byte
+}
+
+// patch returns a copy of module b with two additions, both for things
+// qjs.wasm's WASI build of quickjs-ng leaves out:
+//
+//   - global 0, the C stack pointer, is exported. qjs.wasm is linked
+//     stack-first with a stack of about 160 KiB, and QuickJS's own stack
+//     check is off under __wasi__: recursion runs the stack off address 0
+//     and traps after about 300 JS frames. Exported, the pointer can move
+//     to a block of the engine's choosing, where the check is re-armed
+//     (armStack).
+//   - an interrupt handler, int handler(JSRuntime *rt, struct opaque *o),
+//     in a new table slot (struct opaque {uint64 limit, now; uint32
+//     counter, pad, reserve}): it sets the context's interrupt counter
+//     (*o->counter) to interruptEvery, reads the WASI monotonic clock into
+//     o->now and, when o->now >= o->limit, frees o->reserve (once) and
+//     returns 1. The engine's clock jumps past any limit once the run must
+//     stop, so the script ends with an uncatchable "interrupted" within
+//     interruptEvery steps; the reserve is what lets QuickJS allocate
+//     that error at the memory limit (without it, the error would be a
+//     catchable "out of memory", and a script catching those would run
+//     on). wazero's CloseOnContextDone also stops a module, but its check
+//     on every loop made scripts about 10x slower.
+func patch(b []byte) (pm *patchedModule, err error) {
+	defer func() {
+		if recover() != nil {
+			pm, err = nil, errors.New("malformed wasm")
+		}
+	}()
 	if len(b) < 8 || string(b[:4]) != "\x00asm" {
 		return nil, errors.New("not a wasm module")
 	}
-	out := append([]byte{}, b[:8]...)
-	globals, patched := 0, false
+	var secs []section
 	for i := 8; i < len(b); {
-		id := b[i]
 		size, n := binary.Uvarint(b[i+1:])
 		if n <= 0 || i+1+n+int(size) > len(b) {
 			return nil, fmt.Errorf("bad section at byte %d", i)
 		}
-		body := b[i+1+n : i+1+n+int(size)]
-		next := i + 1 + n + int(size)
-		switch id {
-		case 6: // globals: exactly one, a mutable i32 (the stack pointer)
-			c, m := binary.Uvarint(body)
-			if m <= 0 || c != 1 || len(body) < m+2 || body[m] != 0x7f || body[m+1] != 1 {
-				return nil, errors.New("the module's globals are not the one mutable i32 stack pointer")
+		secs = append(secs, section{b[i], b[i+1+n : i+1+n+int(size)]})
+		i += 1 + n + int(size)
+	}
+	get := func(id byte) *section {
+		for k := range secs {
+			if secs[k].id == id {
+				return &secs[k]
 			}
-			globals = int(c)
-		case 7: // exports: append {name, global 0}
-			c, m := binary.Uvarint(body)
-			if m <= 0 {
-				return nil, errors.New("bad export section")
-			}
-			nb := binary.AppendUvarint(nil, c+1)
-			nb = append(nb, body[m:]...)
-			nb = binary.AppendUvarint(nb, uint64(len(stackPointerExport)))
-			nb = append(nb, stackPointerExport...)
-			nb = append(nb, 3, 0) // kind global, index 0
-			out = append(out, id)
-			out = binary.AppendUvarint(out, uint64(len(nb)))
-			out = append(out, nb...)
-			patched = true
-			i = next
-			continue
 		}
-		out = append(out, b[i:next]...)
-		i = next
+		return nil
 	}
-	if globals != 1 || !patched {
-		return nil, errors.New("the module has no stack pointer global or no export section")
+	types, imports, funcs, tables, exports, globals, elems, code := get(1), get(2), get(3), get(4), get(7), get(6), get(9), get(10)
+	if types == nil || imports == nil || funcs == nil || tables == nil || exports == nil || globals == nil || elems == nil || code == nil {
+		return nil, errors.New("the module lacks a section the engine patches")
 	}
-	return out, nil
+	r := &reader{b: globals.body}
+	if r.u() != 1 || r.byte() != 0x7f || r.byte() != 1 {
+		return nil, errors.New("the module's globals are not the one mutable i32 stack pointer")
+	}
+	// The handler's type (i32, i32) -> i32, added if missing.
+	want := []byte{0x60, 2, 0x7f, 0x7f, 1, 0x7f}
+	r = &reader{b: types.body}
+	nt, typeIdx := r.u(), -1
+	for k := uint64(0); k < nt; k++ {
+		at := r.i
+		if r.byte() != 0x60 {
+			return nil, errors.New("bad type section")
+		}
+		r.skip(int(r.u())) // params
+		r.skip(int(r.u())) // results
+		if string(types.body[at:r.i]) == string(want) {
+			typeIdx = int(k)
+		}
+	}
+	if typeIdx < 0 {
+		typeIdx = int(nt)
+		types.body = appendVec(types.body, want)
+	}
+	// The clock import, and how many functions are imported.
+	r = &reader{b: imports.body}
+	nFuncImports, clock := uint64(0), int64(-1)
+	for k, ni := uint64(0), r.u(); k < ni; k++ {
+		mod, name := r.name(), r.name()
+		switch r.byte() {
+		case 0:
+			r.u()
+			if mod == "wasi_snapshot_preview1" && name == "clock_time_get" {
+				clock = int64(nFuncImports)
+			}
+			nFuncImports++
+		default:
+			return nil, errors.New("the module imports more than functions")
+		}
+	}
+	if clock < 0 {
+		return nil, errors.New("the module does not import clock_time_get")
+	}
+	r = &reader{b: funcs.body}
+	fn := nFuncImports + r.u()
+	funcs.body = appendVec(funcs.body, binary.AppendUvarint(nil, uint64(typeIdx)))
+	// One more table slot, holding the handler.
+	r = &reader{b: tables.body}
+	if r.u() != 1 || r.byte() != 0x70 {
+		return nil, errors.New("the module does not have one function table")
+	}
+	flags, min := r.byte(), r.u()
+	tb := []byte{1, 0x70, flags}
+	tb = binary.AppendUvarint(tb, min+1)
+	switch flags {
+	case 0:
+	case 1:
+		tb = binary.AppendUvarint(tb, max(r.u(), min+1))
+	default:
+		return nil, errors.New("unexpected table limits")
+	}
+	tables.body = tb
+	seg := append([]byte{0, 0x41}, sleb(int64(min))...)
+	seg = append(seg, 0x0b, 1)
+	elems.body = appendVec(elems.body, binary.AppendUvarint(seg, fn))
+	// The "free" export, for the reserve.
+	r = &reader{b: exports.body}
+	free := int64(-1)
+	for k, ne := uint64(0), r.u(); k < ne; k++ {
+		name, kind, idx := r.name(), r.byte(), r.u()
+		if name == "free" && kind == 0 {
+			free = int64(idx)
+		}
+	}
+	if free < 0 {
+		return nil, errors.New("the module does not export free")
+	}
+	body := append([]byte{0, 0x20, 1, 0x28, 2, 16, 0x41}, sleb(interruptEvery)...) // *opaque.counter = interruptEvery
+	body = append(body, 0x36, 2, 0, 0x41, 1, 0x42, 0, 0x20, 1, 0x41, 8, 0x6a, 0x10) // clock_time_get(MONOTONIC, 0, &opaque.now)
+	body = binary.AppendUvarint(body, uint64(clock))
+	body = append(body, 0x1a, 0x20, 1, 0x29, 3, 8, 0x20, 1, 0x29, 3, 0, 0x5a, // opaque.now >= opaque.limit
+		0x04, 0x7f, // if (result i32)
+		0x20, 1, 0x28, 2, 24, 0x04, 0x40, // if opaque.reserve
+		0x20, 1, 0x28, 2, 24, 0x10) // free(opaque.reserve)
+	body = binary.AppendUvarint(body, uint64(free))
+	body = append(body, 0x20, 1, 0x41, 0, 0x36, 2, 24, // opaque.reserve = 0
+		0x0b, 0x41, 1, 0x05, 0x41, 0, 0x0b, 0x0b) // end; 1 else 0 end; end
+	code.body = appendVec(code.body, binary.AppendUvarint(body[:0:0], uint64(len(body))), body)
+	// Export the stack pointer.
+	ex := binary.AppendUvarint(nil, uint64(len(stackPointerExport)))
+	ex = append(append(ex, stackPointerExport...), 3, 0)
+	exports.body = appendVec(exports.body, ex)
+
+	out := append([]byte{}, b[:8]...)
+	for _, s := range secs {
+		out = append(out, s.id)
+		out = binary.AppendUvarint(out, uint64(len(s.body)))
+		out = append(out, s.body...)
+	}
+	return &patchedModule{bin: out, interrupt: uint32(min)}, nil
+}
+
+// appendVec adds one item (the concatenation of parts) to a vector body.
+func appendVec(vec []byte, parts ...[]byte) []byte {
+	r := &reader{b: vec}
+	n := r.u()
+	out := binary.AppendUvarint(nil, n+1)
+	out = append(out, vec[r.i:]...)
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+func sleb(v int64) []byte {
+	var out []byte
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
+			return append(out, c)
+		}
+		out = append(out, c|0x80)
+	}
+}
+
+// reader reads a section body; a malformed one panics (patch recovers).
+type reader struct {
+	b []byte
+	i int
+}
+
+func (r *reader) u() uint64 {
+	v, n := binary.Uvarint(r.b[r.i:])
+	if n <= 0 {
+		panic("qjsengine: malformed wasm")
+	}
+	r.i += n
+	return v
+}
+
+func (r *reader) byte() byte { r.i++; return r.b[r.i-1] }
+
+func (r *reader) skip(n int) { r.i += n }
+
+func (r *reader) name() string {
+	n := int(r.u())
+	r.i += n
+	return string(r.b[r.i-n : r.i])
 }
 
 // A pool holds one wazero runtime per memory bound (the bound is part of
@@ -102,7 +269,6 @@ var (
 	poolsMu sync.Mutex
 	pools   = map[uint32]*pool{}
 	cache   = wazero.NewCompilationCache()
-	patched = sync.OnceValues(func() ([]byte, error) { return exportStackPointer(qjsWasm) })
 )
 
 // maxPools bounds how many memory bounds keep a runtime; a run with yet
@@ -139,13 +305,13 @@ func poolFor(ctx context.Context, pages uint32) (*pool, bool, error) {
 
 func (p *pool) build(pages uint32) {
 	defer close(p.ready)
-	bin, err := patched()
+	pm, err := patched()
 	if err != nil {
 		p.err = fmt.Errorf("qjs.wasm: %w", err)
 		return
 	}
 	ctx := context.Background()
-	cfg := wazero.NewRuntimeConfig().WithCompilationCache(cache).WithCloseOnContextDone(true).WithMemoryLimitPages(pages)
+	cfg := wazero.NewRuntimeConfig().WithCompilationCache(cache).WithMemoryLimitPages(pages)
 	p.rt = wazero.NewRuntimeWithConfig(ctx, cfg)
 	if _, err = wasi.Instantiate(ctx, p.rt); err == nil {
 		_, err = p.rt.NewHostModuleBuilder("env").NewFunctionBuilder().
@@ -153,7 +319,7 @@ func (p *pool) build(pages uint32) {
 			Export("jsFunctionProxy").Instantiate(ctx)
 	}
 	if err == nil {
-		p.mod, err = p.rt.CompileModule(ctx, bin)
+		p.mod, err = p.rt.CompileModule(ctx, pm.bin)
 	}
 	if err != nil {
 		p.close()
