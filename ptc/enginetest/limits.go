@@ -211,7 +211,7 @@ func limits(t *testing.T, e ptc.Engine) {
 	t.Run("deadline_stops_allocation", func(t *testing.T) {
 		for _, c := range []struct {
 			name, body string
-			timeout   int
+			timeout    int
 		}{
 			{"churn", "for (;;) { const x = new Array(1e5).fill(0); x.length = 0; }", 300},
 			{"churn_strings", "let s = ''; for (;;) { s = 'y'.repeat(1 << 16) + Math.random(); }", 300},

@@ -178,7 +178,7 @@ func patch(b []byte) (pm *patchedModule, err error) {
 	if free < 0 {
 		return nil, errors.New("the module does not export free")
 	}
-	body := append([]byte{0, 0x20, 1, 0x28, 2, 16, 0x41}, sleb(interruptEvery)...) // *opaque.counter = interruptEvery
+	body := append([]byte{0, 0x20, 1, 0x28, 2, 16, 0x41}, sleb(interruptEvery)...)  // *opaque.counter = interruptEvery
 	body = append(body, 0x36, 2, 0, 0x41, 1, 0x42, 0, 0x20, 1, 0x41, 8, 0x6a, 0x10) // clock_time_get(MONOTONIC, 0, &opaque.now)
 	body = binary.AppendUvarint(body, uint64(clock))
 	body = append(body, 0x1a, 0x20, 1, 0x29, 3, 8, 0x20, 1, 0x29, 3, 0, 0x5a, // opaque.now >= opaque.limit
