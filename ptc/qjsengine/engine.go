@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -18,6 +20,8 @@ import (
 
 //go:embed prelude.js
 var prelude string
+
+var importWord = regexp.MustCompile(`\bimport\b`)
 
 // keep are the globals left in the realm: ECMAScript's, as quickjs-ng has
 // them. Everything else qjs.wasm defines (std, os, bjson, print, console,
@@ -134,6 +138,14 @@ func (e *Engine) Run(ctx context.Context, p *ptc.Program, b ptc.Bridge) (json.Ra
 	lim, err := limitsOf(p)
 	if err != nil {
 		return nil, err
+	}
+	// The tool refuses `import` first; refused here too, since qjs.wasm
+	// registers its qjs:std, qjs:os and qjs:bjson modules in every context
+	// and a dynamic import would reach them. (The script's source is the
+	// only code compiled in the realm: eval and the Function constructors
+	// throw.)
+	if loc := importWord.FindStringIndex(p.Source); loc != nil {
+		return nil, &ptc.ScriptError{Message: `program source may not contain "import"`, Line: 1 + strings.Count(p.Source[:loc[0]], "\n")}
 	}
 	pl, own, err := poolFor(ctx, uint32((lim.memory+memoryOverhead+65535)/65536))
 	if err != nil {
