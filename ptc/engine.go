@@ -30,8 +30,8 @@ type Engine interface {
 	// Run returns ctx.Err() (possibly wrapped) once ctx is done, within the
 	// settle grace of 500 ms, even if the script never yields (for(;;){});
 	// a *ScriptError when the script throws or its promise rejects; a
-	// *LimitError (possibly joined with those) when the script hit
-	// MaxToolCalls; any other error when the engine itself failed.
+	// *LimitError (wrapping those) when the script hit MaxToolCalls; any
+	// other error when the engine itself failed.
 	Run(ctx context.Context, p *Program, b Bridge) (json.RawMessage, error)
 }
 
@@ -89,11 +89,18 @@ var ErrNoEngine = errors.New("no JavaScript engine is available on this host")
 
 // LimitError is a limit the engine enforced inside the script: the calls
 // past Program.MaxToolCalls were refused there and never reached the
-// Bridge. Run returns it (possibly joined with another error) even when
-// the script caught the refusal; the program fails with its message.
-type LimitError struct{ Message string }
+// Bridge. Run returns it even when the script caught the refusal, or
+// failed or ran out of time afterwards (Err); the program fails with its
+// message.
+type LimitError struct {
+	Message string
+	Err     error // how the run ended otherwise, or nil
+}
 
 func (e *LimitError) Error() string { return e.Message }
+
+// Unwrap returns Err.
+func (e *LimitError) Unwrap() error { return e.Err }
 
 // ScriptError is a script's uncaught exception or rejected run promise.
 type ScriptError struct {

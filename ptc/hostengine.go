@@ -172,7 +172,8 @@ func (e *HostEngine) Run(ctx context.Context, p *Program, b Bridge) (json.RawMes
 	var violation *LimitError
 	fail := func(err error) error {
 		if violation != nil {
-			return errors.Join(violation, err)
+			violation.Err = err
+			return violation
 		}
 		return err
 	}
@@ -195,8 +196,10 @@ func (e *HostEngine) Run(ctx context.Context, p *Program, b Bridge) (json.RawMes
 				defer func() { <-slots; wg.Done() }()
 				rep := hostReply{Run: started.Run, ID: c.ID}
 				var v json.RawMessage
-				err := fmt.Errorf("the arguments of ctx.%s are %d bytes of JSON; the limit is %d", c.Method, len(c.Args), st.MaxResultBytes)
-				if len(c.Args) <= st.MaxResultBytes { // the engine refuses these first
+				var err error
+				if len(c.Args) > st.MaxResultBytes { // the engine refuses these first
+					err = fmt.Errorf("the arguments of ctx.%s are %d bytes of JSON; the limit is %d", c.Method, len(c.Args), st.MaxResultBytes)
+				} else {
 					v, err = b.Call(ctx, c.Method, json.RawMessage(c.Args))
 				}
 				if err != nil {

@@ -239,7 +239,7 @@ func (r *run) outcome(fault error) (json.RawMessage, error) {
 		err = errors.New("the program ended without a result")
 	}
 	if r.violation != "" {
-		return nil, errors.Join(&ptc.LimitError{Message: r.violation}, err)
+		return nil, &ptc.LimitError{Message: r.violation, Err: err}
 	}
 	if err != nil {
 		return nil, err
