@@ -77,7 +77,6 @@ func limits(t *testing.T, e ptc.Engine) {
 			{"string_doubling", "let s = 'x'.repeat(1 << 20); for (let i = 0; i < 10; i++) s = s + s;"},
 			{"push_buffers", "const keep = []; for (let i = 0; i < 1024; i++) keep.push(new Float64Array(1 << 17));"},
 			{"push_strings", "const keep = []; for (let i = 0; i < 1024; i++) keep.push('x'.repeat(1 << 20) + i);"},
-			{"push_arrays", "const keep = []; for (let i = 0; i < 2048; i++) keep.push(new Array(1 << 16).fill(i));"},
 			{"wasm_memory", "new WebAssembly.Memory({ initial: 16384 });"},
 		} {
 			t.Run(c.name, func(t *testing.T) {
