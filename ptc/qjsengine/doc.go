@@ -11,10 +11,12 @@
 // limit, Program.MemoryBytes plus a fixed overhead: QuickJS's own limit
 // does not count most allocations in this WASI build), the stack
 // (ptc.MaxStackBytes, on a stack block of its own, as a catchable
-// RangeError), time (wazero closes the module when the context ends, which
-// stops for(;;){} and GC alike), ctx calls (maxToolCalls, maxInFlight,
-// maxResultBytes).
+// RangeError), time (an interrupt handler patched into the module stops the
+// script within 16 QuickJS steps of the context ending, with an
+// uncatchable "interrupted", even at the memory limit), ctx calls
+// (maxToolCalls, maxInFlight, maxResultBytes).
 //
 // Native only: it never enters the js/wasm build. The module is compiled
-// once per process, lazily (about 0.5 s); each run then costs a few ms.
+// once per process, by the first run (about 0.5 s); each run then costs
+// about 10 ms.
 package qjsengine

@@ -164,9 +164,9 @@ func (e *Engine) Run(ctx context.Context, p *ptc.Program, b ptc.Bridge) (json.Ra
 		v, err := r.exec(pl)
 		done <- outcome{v, err}
 	}()
-	// The module stops within 10,000 QuickJS steps of ctx ending (the
-	// interrupt handler). A single long step of C (a sort of millions of
-	// strings) may outlast the grace: then the run is left to finish on
+	// The module stops within interruptEvery QuickJS steps of ctx ending
+	// (the interrupt handler). A single long step of C (a sort of millions
+	// of strings) may outlast the grace: then the run is left to finish on
 	// its own, stopped at its next step.
 	select {
 	case o := <-done:

@@ -340,7 +340,7 @@ type vmError struct{ err error }
 // vm is one QuickJS runtime in one module instance, used from one
 // goroutine at a time (the run's; host calls come back on it).
 type vm struct {
-	ctx   context.Context // the run's; its end closes the module
+	ctx   context.Context // carries the run to the host function
 	mod   api.Module
 	mem   api.Memory
 	fns   map[string]api.Function
