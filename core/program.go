@@ -39,8 +39,8 @@ func (s *Session) Program(ctx context.Context, o ProgramOptions) (*kernel.Result
 }
 
 // registerProgram adds the program tool on the given engine, or on the
-// host's default one (native: goja; js/wasm: none unless the host supplies
-// its JS engine) when engine is nil.
+// host's default one (native: QuickJS on wazero; js/wasm: none unless the
+// host supplies its JS engine) when engine is nil.
 func registerProgram(reg *kernel.Registry, ws *workspace.Workspace, engine ptc.Engine) error {
 	if engine == nil {
 		engine = defaultProgramEngine()

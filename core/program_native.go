@@ -4,9 +4,10 @@ package core
 
 import (
 	"github.com/a3s-lab/code-wasm/ptc"
-	"github.com/a3s-lab/code-wasm/ptc/gojaengine"
+	"github.com/a3s-lab/code-wasm/ptc/qjsengine"
 )
 
-// defaultProgramEngine is goja natively. It is never linked into the
-// js/wasm build (RATIONALE.md "Which engine runs programs natively?").
-func defaultProgramEngine() ptc.Engine { return gojaengine.New() }
+// defaultProgramEngine is QuickJS on wazero natively. It is never linked
+// into the js/wasm build (RATIONALE.md "Which engine runs programs
+// natively?").
+func defaultProgramEngine() ptc.Engine { return qjsengine.New() }

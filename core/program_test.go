@@ -118,7 +118,7 @@ func TestProgramSearchAuthExample(t *testing.T) {
 				t.Errorf("output:\n%s", res.Output)
 			}
 			p := res.Metadata["program"].(map[string]any)
-			if p["runtime"] != "goja" || p["success"] != true {
+			if p["runtime"] != "quickjs-wazero" || p["success"] != true {
 				t.Errorf("metadata.program %v", p)
 			}
 		})

@@ -6,9 +6,10 @@
 // budget and events, with the program's invocation as parent), and shapes
 // the readable output and metadata.
 //
-// It is not a JavaScript engine. Scripts run in an Engine: a native Go
-// engine (ptc/gojaengine), or the host's own JS engine behind a restricted
-// bridge (Node worker thread, browser Web Worker; npm/src/ptc-*.mjs). Every
-// engine passes the one conformance suite in ptc/enginetest. This package
-// imports no engine, so the shipped wasm carries none it does not use.
+// It is not a JavaScript engine. Scripts run in an Engine, always QuickJS
+// compiled to WebAssembly: natively on wazero (ptc/qjsengine), in Node
+// and browsers in a worker the host runs (npm/src/ptc-*.mjs, reached
+// through HostEngine). Every engine passes the one conformance suite and
+// red-team pack in ptc/enginetest. This package imports no engine, so the
+// shipped wasm carries none it does not use.
 package ptc

@@ -23,11 +23,14 @@ type Engine interface {
 	// the returned promise and returns its value as JSON ("null" for
 	// undefined). Each ctx method m, called with arguments a, calls
 	// b.Call(ctx, m, JSON(a)) and resolves to the parsed JSON it returns,
-	// or throws an Error with the returned error's message.
+	// or throws an Error with the returned error's message. The engine
+	// enforces p's MaxToolCalls, MaxInFlight, MaxResultBytes and
+	// MemoryBytes itself, before anything reaches b.
 	//
 	// Run returns ctx.Err() (possibly wrapped) once ctx is done, within the
 	// settle grace of 500 ms, even if the script never yields (for(;;){});
-	// a *ScriptError when the script throws or its promise rejects; any
+	// a *ScriptError when the script throws or its promise rejects; a
+	// *LimitError (wrapping those) when the script hit MaxToolCalls; any
 	// other error when the engine itself failed.
 	Run(ctx context.Context, p *Program, b Bridge) (json.RawMessage, error)
 }
@@ -50,7 +53,28 @@ type Program struct {
 	Tools []string
 	// MaxStackDepth bounds recursion where the engine can (0: its default).
 	MaxStackDepth int
+	// MaxToolCalls is how many ctx calls the engine forwards to the
+	// Bridge; it refuses every later one inside the script ("PTC script
+	// exceeded maxToolCalls=N"), and Run then returns a *LimitError.
+	MaxToolCalls int
+	// MaxInFlight bounds the ctx calls outstanding at the Bridge at once;
+	// more wait, in order, inside the engine.
+	MaxInFlight int
+	// MaxResultBytes bounds the JSON text of the script's result and of
+	// each ctx call's arguments; larger ones are refused inside the engine.
+	MaxResultBytes int
+	// MemoryBytes bounds the script's heap (QuickJS's memory limit).
+	MemoryBytes int
 }
+
+// The engine limits of a Program left 0, and the stack every engine gives
+// QuickJS (REFERENCE.md §2.13: 64 MiB VM memory, 512 KiB VM stack).
+const (
+	DefaultMaxInFlight    = 16
+	DefaultMaxResultBytes = 1 << 20
+	DefaultMemoryBytes    = 64 << 20
+	MaxStackBytes         = 512 << 10
+)
 
 // Bridge is the only way out of a script: one ctx method call at a time,
 // JSON in and out. The program tool implements it; engines only forward.
@@ -62,6 +86,21 @@ type Bridge interface {
 // ErrNoEngine is returned (wrapped) by an engine that cannot run scripts
 // on this host, e.g. a host dispatcher without the ptc.* kinds (workerd).
 var ErrNoEngine = errors.New("no JavaScript engine is available on this host")
+
+// LimitError is a limit the engine enforced inside the script: the calls
+// past Program.MaxToolCalls were refused there and never reached the
+// Bridge. Run returns it even when the script caught the refusal, or
+// failed or ran out of time afterwards (Err); the program fails with its
+// message.
+type LimitError struct {
+	Message string
+	Err     error // how the run ended otherwise, or nil
+}
+
+func (e *LimitError) Error() string { return e.Message }
+
+// Unwrap returns Err.
+func (e *LimitError) Unwrap() error { return e.Err }
 
 // ScriptError is a script's uncaught exception or rejected run promise.
 type ScriptError struct {

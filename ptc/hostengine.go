@@ -53,6 +53,19 @@ type hostStart struct {
 	// TimeoutMs is a backstop for the JS side: it stops the worker on its
 	// own if Go never says ptc.stop.
 	TimeoutMs int64 `json:"timeoutMs"`
+	// The engine's limits (Program's, defaults filled in).
+	MaxToolCalls   int `json:"maxToolCalls"`
+	MaxInFlight    int `json:"maxInFlight"`
+	MaxResultBytes int `json:"maxResultBytes"`
+	MemoryBytes    int `json:"memoryBytes"`
+}
+
+// orDefault is v, or d when v is not positive.
+func orDefault(v, d int) int {
+	if v > 0 {
+		return v
+	}
+	return d
 }
 
 type hostCall struct {
@@ -70,6 +83,9 @@ type hostDone struct {
 type hostPoll struct {
 	Calls []hostCall `json:"calls"`
 	Done  *hostDone  `json:"done,omitempty"`
+	// Violation is a limit the script hit inside the engine (maxToolCalls),
+	// reported once.
+	Violation string `json:"violation,omitempty"`
 }
 
 type hostReply struct {
@@ -117,7 +133,9 @@ func (e *HostEngine) do(ctx context.Context, kind string, in, out any) error {
 // Run implements Engine.
 func (e *HostEngine) Run(ctx context.Context, p *Program, b Bridge) (json.RawMessage, error) {
 	st := hostStart{Name: p.Name, Source: p.Source, Inputs: p.Inputs, Methods: p.Methods, Tools: p.Tools,
-		MaxStackDepth: p.MaxStackDepth, TimeoutMs: 24 * 3600 * 1000}
+		MaxStackDepth: p.MaxStackDepth, TimeoutMs: 24 * 3600 * 1000,
+		MaxToolCalls: orDefault(p.MaxToolCalls, DefaultMaxToolCalls), MaxInFlight: orDefault(p.MaxInFlight, DefaultMaxInFlight),
+		MaxResultBytes: orDefault(p.MaxResultBytes, DefaultMaxResultBytes), MemoryBytes: orDefault(p.MemoryBytes, DefaultMemoryBytes)}
 	if d, ok := ctx.Deadline(); ok {
 		st.TimeoutMs = time.Until(d).Milliseconds() + SettleGrace.Milliseconds()
 	}
@@ -144,19 +162,46 @@ func (e *HostEngine) Run(ctx context.Context, p *Program, b Bridge) (json.RawMes
 		_ = e.do(sctx, "ptc.stop", map[string]int64{"run": started.Run}, nil)
 	}()
 
+	// At most maxInFlight bridge calls run at once, whatever the host
+	// sends: a goroutine per call without bound once crashed the Go
+	// runtime in the browser's wasm Worker (~300 concurrent calls). The
+	// poll loop waits for a free slot, so the host keeps the rest.
+	slots := make(chan struct{}, st.MaxInFlight)
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	var violation *LimitError
+	fail := func(err error) error {
+		if violation != nil {
+			violation.Err = err
+			return violation
+		}
+		return err
+	}
 	for {
 		var pr hostPoll
 		if err := e.do(ctx, "ptc.poll", map[string]int64{"run": started.Run}, &pr); err != nil {
-			return nil, err
+			return nil, fail(err)
+		}
+		if pr.Violation != "" && violation == nil {
+			violation = &LimitError{Message: pr.Violation}
 		}
 		for _, c := range pr.Calls {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return nil, fail(ctx.Err())
+			}
 			wg.Add(1)
 			go func(c hostCall) {
-				defer wg.Done()
+				defer func() { <-slots; wg.Done() }()
 				rep := hostReply{Run: started.Run, ID: c.ID}
-				v, err := b.Call(ctx, c.Method, json.RawMessage(c.Args))
+				var v json.RawMessage
+				var err error
+				if len(c.Args) > st.MaxResultBytes { // the engine refuses these first
+					err = fmt.Errorf("the arguments of ctx.%s are %d bytes of JSON; the limit is %d", c.Method, len(c.Args), st.MaxResultBytes)
+				} else {
+					v, err = b.Call(ctx, c.Method, json.RawMessage(c.Args))
+				}
 				if err != nil {
 					rep.Error = err.Error()
 				} else {
@@ -167,7 +212,10 @@ func (e *HostEngine) Run(ctx context.Context, p *Program, b Bridge) (json.RawMes
 		}
 		if d := pr.Done; d != nil {
 			if ctx.Err() != nil {
-				return nil, ctx.Err()
+				return nil, fail(ctx.Err())
+			}
+			if violation != nil {
+				return nil, violation
 			}
 			if !d.OK {
 				if d.Error == nil {

@@ -1,3 +1,5 @@
+//go:build !js
+
 package ptc_test
 
 import (
@@ -8,7 +10,7 @@ import (
 
 	"github.com/a3s-lab/code-wasm/kernel"
 	"github.com/a3s-lab/code-wasm/ptc"
-	"github.com/a3s-lab/code-wasm/ptc/gojaengine"
+	"github.com/a3s-lab/code-wasm/ptc/qjsengine"
 )
 
 // noTools is an Invoker with no tools: enough for Execute's own checks.
@@ -26,7 +28,7 @@ func (noTools) ToolNames() []string { return nil }
 // check) refuses limits.timeoutMs above ptc.MaxTimeout, and takes it at the
 // bound.
 func TestTimeoutLimitBound(t *testing.T) {
-	tool := ptc.New(ptc.Config{Engine: gojaengine.New()})
+	tool := ptc.New(ptc.Config{Engine: qjsengine.New()})
 	for _, tc := range []struct {
 		name string
 		ms   int64

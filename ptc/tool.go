@@ -246,6 +246,10 @@ func (t *Tool) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 	br := newBridge(call, p)
 	prog := &Program{Name: p.name, Source: p.source, Inputs: p.inputs, Methods: br.methods(),
 		Tools: p.allowed, MaxStackDepth: DefaultMaxStackDepth}
+	// The engine's own limits: it refuses inside the script what would
+	// cost the host (a flood of calls past maxToolCalls, a 20 MB result).
+	prog.MaxToolCalls, prog.MaxInFlight = p.maxToolCalls, DefaultMaxInFlight
+	prog.MaxResultBytes, prog.MemoryBytes = DefaultMaxResultBytes, DefaultMemoryBytes
 
 	runCtx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
@@ -306,6 +310,10 @@ func (t *Tool) result(parent context.Context, timedOut bool, p *plan, br *bridge
 	if v := br.violation(); v != nil {
 		return fail(v.Error(), invalid(v.Error()))
 	}
+	var le *LimitError
+	if errors.As(runErr, &le) {
+		return fail(le.Message, invalid(le.Message))
+	}
 	if runErr != nil || timedOut {
 		switch {
 		case parent.Err() != nil && errors.Is(parent.Err(), context.DeadlineExceeded):
@@ -329,6 +337,10 @@ func (t *Tool) result(parent context.Context, timedOut bool, p *plan, br *bridge
 	var result any
 	if len(value) == 0 {
 		value = json.RawMessage("null")
+	}
+	if len(value) > DefaultMaxResultBytes { // the engine refuses it first
+		msg := fmt.Sprintf("program script error: the program result is %d bytes of JSON; the limit is %d", len(value), DefaultMaxResultBytes)
+		return fail(msg, invalid(msg))
 	}
 	if err := json.Unmarshal(value, &result); err != nil {
 		msg := "program: the script result is not JSON: " + err.Error()

@@ -1,3 +1,5 @@
+//go:build !js
+
 package ptc_test
 
 import (
@@ -10,7 +12,7 @@ import (
 	"github.com/a3s-lab/code-wasm/kernel"
 	"github.com/a3s-lab/code-wasm/ptc"
 	"github.com/a3s-lab/code-wasm/ptc/enginetest"
-	"github.com/a3s-lab/code-wasm/ptc/gojaengine"
+	"github.com/a3s-lab/code-wasm/ptc/qjsengine"
 )
 
 const okRun = "async function run(ctx, inputs) { return 1 }"
@@ -49,7 +51,7 @@ func TestProgramArgumentsRejected(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			h := enginetest.NewHarness(t, gojaengine.New(), files)
+			h := enginetest.NewHarness(t, qjsengine.New(), files)
 			before := h.Snapshot(t)
 			args := maps.Clone(c.args)
 			res := h.Program(t, args)
@@ -116,7 +118,7 @@ func (h hostTask) Execute(context.Context, *kernel.Call) (*kernel.Result, error)
 func TestProgramTaskSingleDelegation(t *testing.T) {
 	n := 0
 	reg := kernel.NewRegistry()
-	if err := reg.RegisterBuiltin(ptc.New(ptc.Config{Engine: gojaengine.New()})); err != nil {
+	if err := reg.RegisterBuiltin(ptc.New(ptc.Config{Engine: qjsengine.New()})); err != nil {
 		t.Fatal(err)
 	}
 	if err := reg.RegisterDynamic(hostTask{&n}); err != nil {
@@ -166,7 +168,7 @@ func TestProgramFailureKinds(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			h := enginetest.NewHarness(t, gojaengine.New(), files)
+			h := enginetest.NewHarness(t, qjsengine.New(), files)
 			res := h.Program(t, c.args)
 			if res.ExitCode == 0 || res.ErrorKind == nil || res.ErrorKind.Type != c.want {
 				t.Fatalf("exit %d kind %+v output %q, want kind %s", res.ExitCode, res.ErrorKind, res.Output, c.want)

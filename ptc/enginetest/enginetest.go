@@ -119,8 +119,20 @@ func ToolCalls(t testing.TB, res *kernel.Result) []ptc.ToolCall {
 
 func src(lines ...string) string { return strings.Join(lines, "\n") + "\n" }
 
+// Warm runs one trivial program on e with the default timeout, so a
+// one-time start of the engine (the native engine compiles QuickJS once
+// per process, about 0.5 s) is not charged to a test's short timeout.
+func Warm(t *testing.T, e ptc.Engine) {
+	t.Helper()
+	h := NewHarness(t, e, nil)
+	if res := h.Program(t, map[string]any{"source": "async function run() { return 1 }"}); res.ExitCode != 0 {
+		t.Fatalf("the engine does not run a trivial program: %s", res.Output)
+	}
+}
+
 // Run is the engine conformance suite.
 func Run(t *testing.T, e ptc.Engine) {
+	Warm(t, e)
 	files := map[string]string{}
 	for i := range 16 {
 		files[fmt.Sprintf("f/%02d.txt", i)] = fmt.Sprintf("file %d\nsecond line\n", i)
@@ -391,4 +403,6 @@ func Run(t *testing.T, e ptc.Engine) {
 			t.Fatalf("metadata.program %v", p)
 		}
 	})
+
+	t.Run("limits", func(t *testing.T) { limits(t, e) })
 }

@@ -66,7 +66,7 @@ var canary = src(
 	"  return bad.length ? bad.join(',') : 'clean';",
 	"}")
 
-// RedTeam runs every attempt of the pack that applies to kind ("goja",
+// RedTeam runs every attempt of the pack that applies to kind ("native",
 // "node", "browser") on e, then the canary.
 func RedTeam(t *testing.T, e ptc.Engine, kind, path string) {
 	pack, err := LoadRedTeam(path)
@@ -76,6 +76,7 @@ func RedTeam(t *testing.T, e ptc.Engine, kind, path string) {
 	if len(pack) < 30 {
 		t.Fatalf("the pack has %d attempts; the floor is 30", len(pack))
 	}
+	Warm(t, e)
 	for _, a := range pack {
 		t.Run(a.Name, func(t *testing.T) {
 			if len(a.Engines) > 0 && !slices.Contains(a.Engines, kind) {
