@@ -580,7 +580,7 @@ func (r *pacedLine) ReadRune() (rune, int, error) {
 	if r.n++; r.n >= r.every {
 		r.n = 0
 		if r.err == nil {
-			r.err = r.w.pc.Check(r.w.ctx)
+			r.err = r.w.pc.Step(r.w.ctx)
 		}
 	}
 	if r.err != nil || r.i >= len(r.b) {
