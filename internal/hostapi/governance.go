@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/a3s-lab/code-wasm/core"
+	"github.com/a3s-lab/code-wasm/internal/jsoncheck"
 	"github.com/a3s-lab/code-wasm/kernel"
 )
 
@@ -109,6 +110,9 @@ func (g *governance) ask(ctx context.Context, kind string, payload any, v any) e
 	out, err := g.host(ctx, kind, b)
 	if err != nil {
 		return err
+	}
+	if err := jsoncheck.Check(out); err != nil {
+		return fmt.Errorf("the %s handler's answer cannot cross into Go intact: %v", kind, err)
 	}
 	if err := json.Unmarshal(out, v); err != nil {
 		return fmt.Errorf("the %s handler answered with something that is not the expected shape: %v", kind, err)
