@@ -140,3 +140,89 @@ test('program is listed where the host has a script engine (Node)', async () => 
   assert.ok(s.toolNames().includes('program'), s.toolNames().join());
   await s.close();
 });
+
+// Deep nesting (issue 11 finding 10a): every entry answers a CodeWasmError
+// naming the limit (INVALID_CALL for calls, INVALID_OPTIONS for options),
+// never a bare RangeError from a stack overflow, and nothing changes.
+const nestObj = (n, leaf = 1) => { let v = leaf; for (let i = 0; i < n; i++) v = { a: v }; return v; };
+const nestArr = (n) => { let v = []; for (let i = 1; i < n; i++) v = [v]; return v; };
+const DEEP = /nests objects and arrays more than 100 levels deep; the limit is 100/;
+for (const depth of [100, 5000, 200000]) {
+  test(`arguments nested ${depth} deep → a CodeWasmError naming the limit at every entry`, async () => {
+    const s = await createSession({ workspace: { kind: 'memory', files: { 'a.txt': ORIGINAL } } });
+    await rejectsWith(s.tool('write', { file_path: 'b.txt', content: 'x', extra: nestObj(depth) }), 'INVALID_CALL', DEEP);
+    await rejectsWith(s.governedTool('write', { file_path: 'b.txt', content: 'x', extra: nestArr(depth) }), 'INVALID_CALL', DEEP);
+    await rejectsWith(s.program({ source: 'async function run() { return 1 }', inputs: { doc: nestObj(depth) } }), 'INVALID_CALL', DEEP);
+    await rejectsWith(s.tool('batch', { invocations: [{ tool: 'write', args: { file_path: 'b.txt', content: nestArr(depth) } }] }), 'INVALID_CALL', DEEP);
+    await rejectsWith(createSession({ workspace: { kind: 'memory', files: {} }, hooks: [{ id: 'h', event: 'pre_tool_use', matcher: nestObj(depth), handler() {} }] }), 'INVALID_OPTIONS', DEEP);
+    await rejectsWith(createSession({ permissionPolicy: nestObj(depth, ['write']) }), 'INVALID_OPTIONS', DEEP);
+    assert.throws(() => s.registerHook('h', 'pre_tool_use', nestObj(depth), () => null), (e) => e instanceof CodeWasmError && e.code === 'INVALID_CALL' && DEEP.test(e.message));
+    assert.deepEqual((await s.glob('**')).sort(), ['a.txt'], 'nothing was written');
+    await s.close();
+  });
+}
+
+test('arguments nested just inside the limit still cross (the envelope counts as one level)', async () => {
+  const s = await createSession({ workspace: { kind: 'memory', files: { 'a.txt': ORIGINAL } } });
+  const r = await s.tool('read', { file_path: 'a.txt', extra: nestObj(97) }); // envelope, args, 97 below: 99
+  assert.match(r.output, /additional properties 'extra' not allowed/, 'it reached the schema validator');
+  await rejectsWith(s.tool('read', { file_path: 'a.txt', extra: nestObj(99) }), 'INVALID_CALL', /args\.extra\.a\.a.*nests objects and arrays more than 100/);
+  await s.close();
+});
+
+// Lone surrogates (finding 10b): a string that is not well-formed UTF-16
+// would reach Go as U+FFFD, so "a\ud800" and "a\udc00" named one file.
+// Every string crossing into Go (paths, arguments, keys, content, options)
+// is checked before it crosses, and nothing is written.
+const LONE = /is not well-formed UTF-16: a lone surrogate \(\\ud[89a-f][0-9a-f]{2}\) at index \d+/;
+const loneCalls = [
+  ['writeFile path, high', (s) => s.writeFile('a\ud800.txt', 'x')],
+  ['writeFile path, low', (s) => s.writeFile('a\udc00.txt', 'x')],
+  ['writeFile content', (s) => s.writeFile('b.txt', 'half an emoji \ud83d')],
+  ['tool write path', (s) => s.tool('write', { file_path: 'a\udbff.txt', content: 'x' })],
+  ['governedTool write path', (s) => s.governedTool('write', { file_path: 'a\udfff\ud800.txt', content: 'x' })],
+  ['an object key', (s) => s.tool('write', { file_path: 'b.txt', content: 'x', ['k\ud800']: 1 })],
+  ['readFile path', (s) => s.readFile('a\ud800.txt')],
+  ['editFile old string', (s) => s.editFile('a.txt', 'data\udc00', 'x')],
+  ['glob pattern', (s) => s.glob('*\ud800')],
+  ['grep pattern', (s) => s.grep('\udc00')],
+  ['batch child path', (s) => s.tool('batch', { invocations: [{ tool: 'write', args: { file_path: 'a\ud800.txt', content: 'x' } }] })],
+];
+for (const [name, call] of loneCalls) {
+  test(`a lone surrogate in ${name} → INVALID_CALL before it crosses, nothing written`, async () => {
+    const s = await createSession({ workspace: { kind: 'memory', files: { 'a.txt': ORIGINAL } } });
+    await rejectsWith(call(s), 'INVALID_CALL', LONE);
+    assert.deepEqual((await s.glob('**')).sort(), ['a.txt']);
+    assert.equal(await s.readFile('a.txt'), '     1\timportant\n     2\tdata\n');
+    await s.close();
+  });
+}
+
+test('lone surrogates in createSession options → INVALID_OPTIONS', async () => {
+  await rejectsWith(createSession({ workspace: { kind: 'memory', files: { 'a\ud800.txt': 'x' } } }), 'INVALID_OPTIONS', LONE);
+  await rejectsWith(createSession({ workspace: { kind: 'memory', files: { 'a.txt': '\udc00' } } }), 'INVALID_OPTIONS', LONE);
+  await rejectsWith(createSession({ permissionPolicy: { deny: ['read(path:\ud800/**)'] } }), 'INVALID_OPTIONS', LONE);
+});
+
+test('well-formed strings are unchanged: a surrogate pair, and U+FFFD itself, are files of their own', async () => {
+  const s = await createSession({ workspace: { kind: 'memory' } });
+  for (const p of ['\ud83d\ude00.txt', '\ufffd.txt']) assert.equal((await s.writeFile(p, p)).exitCode, 0);
+  assert.deepEqual((await s.glob('**')).sort(), ['\ufffd.txt', '😀.txt'].sort());
+  assert.match(await s.readFile('\ud83d\ude00.txt'), /😀\.txt/);
+  await s.close();
+});
+
+test('a hook that rewrites arguments with a lone surrogate, or too deep, fails closed', async () => {
+  for (const modified of [{ file_path: 'c\ud800.txt', content: 'x' }, { file_path: 'c.txt', content: 'x', y: nestObj(200) }]) {
+    const s = await createSession({
+      workspace: { kind: 'memory' },
+      hooks: [{ id: 'h', event: 'pre_tool_use', matcher: { tool: 'write' }, handler: () => ({ action: 'continue', modified }) }],
+    });
+    const r = await s.tool('write', { file_path: 'c.txt', content: 'y' });
+    assert.equal(r.exitCode, 1, r.output);
+    assert.equal(JSON.parse(r.errorKindJson).type, 'hook_denied', r.errorKindJson);
+    assert.match(r.output, /not JSON data|cannot cross into Go intact/);
+    assert.deepEqual(await s.glob('**'), []);
+    await s.close();
+  }
+});
