@@ -9,6 +9,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/sourcegraph/conc v0.3.0
 	go.uber.org/goleak v1.3.0
+	golang.org/x/text v0.14.0
 )
 
 require (
@@ -18,5 +19,4 @@ require (
 	github.com/stretchr/testify v1.12.1 // indirect
 	go.uber.org/atomic v1.7.0 // indirect
 	go.uber.org/multierr v1.9.0 // indirect
-	golang.org/x/text v0.14.0 // indirect
 )

@@ -2,6 +2,7 @@ package hostapi
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -97,4 +98,70 @@ func TestJSONThatCannotCrossIntact(t *testing.T) {
 			equal(t, []string{}, g)
 		})
 	}
+}
+
+// Unicode normalisation (issue 11 finding 10c): paths are put in NFC by
+// the resolver and rules by the session, so a rule covers both spellings
+// of a name whichever one it and the call use, and both spellings are one
+// file.
+func TestUnicodeSpellingsAreOneFileForEveryRule(t *testing.T) {
+	ctx := context.Background()
+	const nfc, nfd = "café", "cafe\u0301"
+	for _, rule := range []string{nfc, nfd} {
+		for _, path := range []string{nfc, nfd} {
+			t.Run("rule "+quoteRunes(rule)+" path "+quoteRunes(path), func(t *testing.T) {
+				s := NewSessions()
+				opts, _ := json.Marshal(map[string]any{
+					"workspace":        map[string]any{"kind": "memory", "files": map[string]string{nfc + "/secret.txt": "s3cret\n", "open.txt": "x\n"}},
+					"permissionPolicy": map[string]any{"deny": []string{"read(path:" + rule + "/**)", "write(path:" + rule + "/**)"}, "allow": []string{"*"}},
+				})
+				id := create(t, s, string(opts), nil)
+				for _, c := range []struct{ name, args string }{
+					{"read", `{"file_path":"` + path + `/secret.txt"}`},
+					{"write", `{"file_path":"` + path + `/new.txt","content":"x"}`},
+					{"read", `{"files":[{"path":"open.txt"},{"path":"` + path + `/secret.txt"}]}`},
+				} {
+					r, err := s.Call(ctx, id, "governedTool", []byte(`{"name":"`+c.name+`","args":`+c.args+`}`))
+					noErr(t, err)
+					res := r.(ToolResult)
+					equal(t, 1, res.ExitCode, "%s %s: %+v", c.name, c.args, res)
+					contains(t, res.ErrorKindJSON, "hook_denied")
+					notContains(t, res.Output, "s3cret")
+				}
+				// A search sees the protected file under neither spelling.
+				for _, args := range []string{`{"pattern":"s3c.et"}`, `{"pattern":"s3c.et","path":"` + path + `"}`} {
+					r, err := s.Call(ctx, id, "governedTool", []byte(`{"name":"grep","args":`+args+`}`))
+					noErr(t, err)
+					notContains(t, r.(ToolResult).Output, "secret.txt", args)
+					notContains(t, r.(ToolResult).Output, "s3cret", args)
+				}
+			})
+		}
+	}
+	t.Run("two spellings, one file", func(t *testing.T) {
+		s := NewSessions()
+		id := create(t, s, `{"workspace":{"kind":"memory"}}`, nil)
+		for i, p := range []string{nfd + ".txt", nfc + ".txt"} {
+			_, err := s.Call(ctx, id, "writeFile", []byte(`{"path":"`+p+`","content":"v`+string(rune('1'+i))+`"}`))
+			noErr(t, err)
+		}
+		r, err := s.Call(ctx, id, "glob", []byte(`{"pattern":"**"}`))
+		noErr(t, err)
+		equal(t, []string{nfc + ".txt"}, r)
+		for _, pat := range []string{nfd + "*", nfc + "*", "caf?.txt"} {
+			r, err := s.Call(ctx, id, "glob", []byte(`{"pattern":"`+pat+`"}`))
+			noErr(t, err)
+			equal(t, []string{nfc + ".txt"}, r, "glob %q", pat)
+		}
+		out, err := s.Call(ctx, id, "readFile", []byte(`{"path":"`+nfd+`.txt"}`))
+		noErr(t, err)
+		contains(t, out, "v2")
+	})
+}
+
+func quoteRunes(s string) string {
+	if s == "café" {
+		return "NFC"
+	}
+	return "NFD"
 }

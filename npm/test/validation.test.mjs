@@ -226,3 +226,45 @@ test('a hook that rewrites arguments with a lone surrogate, or too deep, fails c
     await s.close();
   }
 });
+
+// Unicode normalisation (finding 10c): the resolver puts every path in NFC
+// and the session puts rules in NFC, so `deny read(path:café/**)` covers
+// the decomposed spelling "cafe\u0301" (and a rule written decomposed
+// covers the composed one), and the two spellings are one file.
+const NFC = 'café';
+const NFD = 'cafe\u0301';
+for (const [ruleForm, rule] of [['NFC', NFC], ['NFD', NFD]]) {
+  for (const [pathForm, path] of [['NFC', NFC], ['NFD', NFD]]) {
+    test(`deny read(path:${ruleForm}/**) covers the ${pathForm} path`, async () => {
+      const s = await createSession({
+        workspace: { kind: 'memory', files: { [`${NFC}/secret.txt`]: 's3cret\n', 'open.txt': 'x\n' } },
+        permissionPolicy: { deny: [`read(path:${rule}/**)`, `write(path:${rule}/**)`, `grep(path:${rule}/**)`], allow: ['*'] },
+      });
+      for (const [tool, args] of [
+        ['read', { file_path: `${path}/secret.txt` }],
+        ['read', { files: [{ path: 'open.txt' }, { path: `${path}/secret.txt` }] }],
+        ['write', { file_path: `${path}/new.txt`, content: 'x' }],
+        ['grep', { pattern: 's3c.et', path }],
+      ]) {
+        const r = await s.governedTool(tool, args);
+        assert.equal(r.exitCode, 1, `${tool} ${JSON.stringify(args)}: ${r.output}`);
+        assert.equal(JSON.parse(r.errorKindJson).type, 'hook_denied');
+        assert.doesNotMatch(r.output, /s3cret/);
+      }
+      const g = await s.governedTool('grep', { pattern: 's3c.et' });
+      assert.doesNotMatch(g.output, /secret\.txt|s3cret/, 'a whole-tree search skips the denied file');
+      await s.close();
+    });
+  }
+}
+
+test('the two spellings of a name are one file, for every tool', async () => {
+  const s = await createSession({ workspace: { kind: 'memory' } });
+  assert.equal((await s.writeFile(`${NFD}.txt`, 'one\n')).exitCode, 0);
+  assert.equal((await s.tool('edit', { file_path: `${NFC}.txt`, old_string: 'one', new_string: 'two' })).exitCode, 0);
+  assert.deepEqual(await s.glob('**'), [`${NFC}.txt`]);
+  assert.deepEqual(await s.glob(`${NFD}*`), [`${NFC}.txt`]);
+  assert.match(await s.readFile(`${NFD}.txt`), /two/);
+  assert.match((await s.tool('grep', { pattern: 'two', glob: `${NFD}.*` })).output, /café\.txt:1:two/);
+  await s.close();
+});
