@@ -165,3 +165,43 @@ func quoteRunes(s string) string {
 	}
 	return "NFD"
 }
+
+// One call from JS carries at most MaxCallBytes of JSON: a larger one is
+// refused before it is decoded (a 100 MB write took 13–31 s and over a
+// gigabyte under Node), as is a host answer past it.
+func TestCallSizeBound(t *testing.T) {
+	ctx := context.Background()
+	s := NewSessions()
+	id := create(t, s, `{"workspace":{"kind":"memory","files":{"a.txt":"x\n"}}}`, nil)
+	big := strings.Repeat("y", MaxCallBytes)
+	for _, c := range []struct{ method, args string }{
+		{"writeFile", `{"path":"b.txt","content":"` + big + `"}`},
+		{"tool", `{"name":"write","args":{"file_path":"b.txt","content":"` + big + `"}}`},
+		{"tool", `{"name":"batch","args":{"invocations":[{"tool":"write","args":{"file_path":"b.txt","content":"` + big[:MaxCallBytes/2] + `"}},{"tool":"write","args":{"file_path":"c.txt","content":"` + big[:MaxCallBytes/2] + `"}}]}}`},
+		{"patchFile", `{"path":"a.txt","diff":"` + big + `"}`},
+	} {
+		_, err := s.Call(ctx, id, c.method, []byte(c.args))
+		equal(t, CodeInvalidCall, codeOf(err), "%s: %v", c.method, err)
+		contains(t, err.Error(), "bytes of JSON; the limit is 16777216 bytes (16 MiB) per call")
+	}
+	r, err := s.Call(ctx, id, "glob", []byte(`{"pattern":"**"}`))
+	noErr(t, err)
+	equal(t, []string{"a.txt"}, r)
+	// Just inside the bound, writeFile passes its content on as JSON text.
+	content := `line \"one\"\n` + strings.Repeat("z", 1<<20)
+	_, err = s.Call(ctx, id, "writeFile", []byte(`{"path":"b.txt","content":"`+content+`"}`))
+	noErr(t, err)
+	out, err := s.Call(ctx, id, "readFile", []byte(`{"path":"b.txt","limit":1}`))
+	noErr(t, err)
+	contains(t, out, `line "one"`)
+
+	host := func(ctx context.Context, kind string, payload []byte) ([]byte, error) {
+		return []byte(`{"action":"continue","modified":{"file_path":"c.txt","content":"` + big + `"}}`), nil
+	}
+	s2 := NewSessions()
+	id2 := create(t, s2, `{"workspace":{"kind":"memory"},"hooks":[{"id":"h","event":"pre_tool_use","handler":true,"matcher":{"tool":"write"}}]}`, host)
+	r, err = s2.Call(ctx, id2, "tool", []byte(`{"name":"write","args":{"file_path":"c.txt","content":"y"}}`))
+	noErr(t, err)
+	contains(t, r.(ToolResult).ErrorKindJSON, "hook_denied")
+	contains(t, r.(ToolResult).Output, "the limit is 16777216 bytes")
+}

@@ -126,6 +126,9 @@ func (g *governance) ask(ctx context.Context, kind string, payload any, v any) e
 	if err != nil {
 		return err
 	}
+	if len(out) > MaxCallBytes {
+		return fmt.Errorf("the %s handler's answer is %d bytes of JSON; the limit is %d bytes", kind, len(out), MaxCallBytes)
+	}
 	if err := jsoncheck.Check(out); err != nil {
 		return fmt.Errorf("the %s handler's answer cannot cross into Go intact: %v", kind, err)
 	}

@@ -50,6 +50,14 @@ const shortPath = (at) => (at.length > 90 ? `${at.slice(0, 60)}…${at.slice(-20
 // in a RangeError (stack overflow) in this file or in JSON.stringify.
 const MAX_DEPTH = 100;
 
+// MAX_CALL_BYTES bounds one call's JSON arguments, as Go does
+// (internal/hostapi MaxCallBytes): 16 MiB, the write tool's own limit;
+// larger files are written in parts (write with mode=append). A string's
+// length in UTF-16 units is at most its UTF-8 size, so a longer string is
+// refused before anything is serialised.
+const MAX_CALL_BYTES = 16 * 1024 * 1024;
+const tooBig = (what, n) => `${what} is ${n} characters, over the ${MAX_CALL_BYTES} bytes (16 MiB) one call may carry; write a larger file in parts (write with mode=append)`;
+
 // wellFormed reports whether s is well-formed UTF-16 (no lone surrogate).
 // A lone surrogate cannot cross into Go intact: it becomes U+FFFD, so
 // "a\ud800" and "a\udc00" would name the same file.
@@ -76,6 +84,7 @@ function notWellFormed(s, what) {
 function toData(v, at, fail = invalid, base = 0, stack = []) {
   switch (typeof v) {
     case 'string':
+      if (v.length > MAX_CALL_BYTES) throw fail(tooBig(shortPath(at), v.length));
       if (!wellFormed(v)) throw fail(notWellFormed(v, shortPath(at)));
       return v;
     case 'boolean': return v;
@@ -290,6 +299,7 @@ function str(v, name, what) {
     const got = v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v;
     throw badCall(`${what}: ${name} must be a string, got ${got}`);
   }
+  if (v.length > MAX_CALL_BYTES) throw badCall(`${what}: ${tooBig(name, v.length)}`);
   if (!wellFormed(v)) throw badCall(`${what}: ${notWellFormed(v, name)}`);
   return v;
 }
@@ -336,7 +346,9 @@ export class Session {
     const signal = checkSignal(opts, method);
     if (this.#closed) throw new CodeWasmError(`${method}: session is closed`, 'SESSION_CLOSED');
     if (signal?.aborted) throw abortError(method);
-    const p = this.#api.call(this.#id, method, JSON.stringify(args ?? {}), signal);
+    const json = JSON.stringify(args ?? {});
+    if (json.length > MAX_CALL_BYTES) throw badCall(`${method}: ${tooBig("the call's JSON", json.length)}`);
+    const p = this.#api.call(this.#id, method, json, signal);
     let onAbort;
     const aborted = signal && new Promise((_, reject) => {
       onAbort = () => reject(abortError(method));

@@ -268,3 +268,47 @@ test('the two spellings of a name are one file, for every tool', async () => {
   assert.match((await s.tool('grep', { pattern: 'two', glob: `${NFD}.*` })).output, /café\.txt:1:two/);
   await s.close();
 });
+
+// Size (finding 10d): a 100 MB write took 13–31 s and over a gigabyte
+// under Node (every layer decoding the content again). One call carries
+// at most 16 MiB (the write tool's own limit, enforced in JS, in Go at the
+// boundary and in the tool); larger files are written in parts.
+const MiB = 1024 * 1024;
+const TOO_BIG = /over the 16777216 bytes \(16 MiB\) one call may carry; write a larger file in parts \(write with mode=append\)|bytes of JSON; the limit is 16777216 bytes \(16 MiB\) per call/;
+const bigCalls = [
+  ['writeFile 100 MB', (s) => s.writeFile('big.txt', 'x'.repeat(100 * MiB))],
+  ['tool write 100 MB', (s) => s.tool('write', { file_path: 'big.txt', content: 'x'.repeat(100 * MiB) })],
+  ['governedTool write 20 MB', (s) => s.governedTool('write', { file_path: 'big.txt', content: 'x'.repeat(20 * MiB) })],
+  ['batch of two 9 MB writes', (s) => s.tool('batch', { invocations: [1, 2].map((i) => ({ tool: 'write', args: { file_path: `b${i}.txt`, content: 'x'.repeat(9 * MiB) } })) })],
+  ['9 M characters, 18 MB of UTF-8', (s) => s.writeFile('big.txt', 'é'.repeat(9 * MiB))],
+  ['patchFile with a 17 MB diff', (s) => s.patchFile('a.txt', '-'.repeat(17 * MiB))],
+];
+for (const [name, call] of bigCalls) {
+  test(`a call over 16 MiB (${name}) is refused at once, nothing written`, { timeout: 60_000 }, async () => {
+    const s = await createSession({ workspace: { kind: 'memory', files: { 'a.txt': ORIGINAL } } });
+    const t0 = performance.now();
+    await rejectsWith(call(s), 'INVALID_CALL', TOO_BIG);
+    const ms = performance.now() - t0;
+    console.log(`  ${name}: refused in ${Math.round(ms)} ms`);
+    assert.ok(ms < 10_000, `refused after ${ms} ms`);
+    assert.deepEqual((await s.glob('**')).sort(), ['a.txt']);
+    await s.close();
+  });
+}
+
+test('a file larger than one call is written in parts with mode=append', { timeout: 120_000 }, async () => {
+  const s = await createSession({ workspace: { kind: 'memory' } });
+  const part = 'abcdefghijklmnop\n'.repeat((8 * MiB) / 17);
+  let size = 0;
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    const r = await s.tool('write', { file_path: 'big.txt', content: part, mode: 'append', expected_offset: size });
+    assert.equal(r.exitCode, 0, r.output);
+    console.log(`  append ${part.length} bytes: ${Math.round(performance.now() - t0)} ms`);
+    size += part.length;
+  }
+  const r = await s.tool('read', { file_path: 'big.txt', offset: 3 * (part.length / 17) - 1, limit: 5 });
+  assert.match(r.output, /abcdefghijklmnop/);
+  assert.equal(JSON.parse(r.metadataJson).range.total_lines, 3 * (part.length / 17));
+  await s.close();
+});
