@@ -27,6 +27,7 @@ func (*Glob) Description() string {
 		"path per line, then `(X of Y file(s) shown)`, and a `cursor=` line when more remain (limit: default 200, maximum 1000). " +
 		"sort=backend (default) keeps the workspace's walk order; sort=path sorts lexically: use it when paging so pages are stable. " +
 		"`\\` counts as `/` (src\\*.ts is src/*.ts); match a literal metacharacter with a class such as [*]. " +
+		"A pattern is at most 1024 bytes, with braces at most 8 deep and 1024 alternatives once expanded. " +
 		"No match is not an error: the output says \"No files found matching pattern\"."
 }
 func (*Glob) Parameters() json.RawMessage {

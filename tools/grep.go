@@ -41,7 +41,8 @@ func (*Grep) Description() string {
 		"matches the file's base name, a glob with '/' (e.g. `src/**/*.go`) matches the path relative to path. Binary files (a NUL byte in the first 8 KiB) are skipped. " +
 		"-i ignores case; context adds lines before and after each match (content mode). output_mode picks the smallest useful answer: " +
 		"content (default; matching lines as path:line:text, capped at 100 KiB), files_with_matches (paths, sorted, paginated with limit/cursor), " +
-		"count (path: K matching line(s), paginated), summary (totals only). Prefer files_with_matches, count or summary to survey, then read the files."
+		"count (path: K matching line(s), paginated), summary (totals only). Prefer files_with_matches, count or summary to survey, then read the files. " +
+		"Patterns compiling to over 10000 regexp instructions (long counted repeats such as [a-z]{1,1000} several times) are refused."
 }
 func (*Grep) Parameters() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
