@@ -153,17 +153,19 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 			return nil
 		}
 		for i := range n {
-			if err := w.add(gp.cost(len(ps[i]))); err != nil {
+			var ok bool
+			var err error
+			if name != nil {
+				ok, err = name.matchIn(w, es[i].Name, true)
+			} else {
+				ok, err = gp.matchIn(w, strings.TrimPrefix(ps[i], prefix), false)
+			}
+			if err != nil {
 				return err
 			}
-			if name != nil {
-				if !name.matchBase(es[i].Name) {
-					continue
-				}
-			} else if !gp.match(strings.TrimPrefix(ps[i], prefix)) {
-				continue
+			if ok {
+				add(ps[i])
 			}
-			add(ps[i])
 		}
 		return nil
 	}
@@ -274,17 +276,19 @@ func matchFiles(w *work, ps []string, name *globPattern, suffix *strscan.Suffix,
 			continue
 		}
 		for _, p := range c {
-			if err := w.add(gp.cost(len(p))); err != nil {
+			var ok bool
+			var err error
+			if name != nil {
+				ok, err = name.matchIn(w, p[strings.LastIndexByte(p, '/')+1:], true)
+			} else {
+				ok, err = gp.matchIn(w, strings.TrimPrefix(p, prefix), false)
+			}
+			if err != nil {
 				return err
 			}
-			if name != nil {
-				if !name.matchBase(p[strings.LastIndexByte(p, '/')+1:]) {
-					continue
-				}
-			} else if !gp.match(strings.TrimPrefix(p, prefix)) {
-				continue
+			if ok {
+				add(p)
 			}
-			add(p)
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -182,14 +183,21 @@ func TestCompileGlobLimits(t *testing.T) {
 				t.Fatalf("compileGlob: %v", err)
 			}
 			start := time.Now()
-			g.match(name)
+			want := g.match(name)
 			// A bound with room on a machine 3x as busy: doublestar on the
 			// unexpanded sequential patterns takes minutes.
 			if d := time.Since(start); d > 5*time.Second {
 				t.Fatalf("one match took %v", d)
 			}
-			if g.cost(len(name)) <= 0 {
-				t.Fatal("no cost")
+			// The metered match agrees, and stops inside one name's
+			// alternatives once its context is done.
+			if got, err := g.matchIn(newWork(context.Background()), name, false); got != want || err != nil {
+				t.Fatalf("matchIn = %v, %v; match = %v", got, err, want)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			if _, err := g.matchIn(newWork(ctx), strings.Repeat("b", 4000), false); len(g.alts) >= 64 && err == nil {
+				t.Fatalf("%d alternatives against a long name, context done: no error", len(g.alts))
 			}
 		})
 	}

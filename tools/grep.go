@@ -864,13 +864,10 @@ func (g *Grep) files(ctx context.Context, root string, glob *globPattern, globPa
 	}
 	w := newWork(ctx) // the glob's matching work
 	keep := func(p string) (bool, error) {
-		if err := w.add(glob.cost(len(p))); err != nil {
-			return false, err
-		}
 		if globPath {
-			return glob.match(strings.TrimPrefix(p, root+"/")), nil
+			return glob.matchIn(w, strings.TrimPrefix(p, root+"/"), false)
 		}
-		return glob.matchBase(p[strings.LastIndexByte(p, '/')+1:]), nil
+		return glob.matchIn(w, p[strings.LastIndexByte(p, '/')+1:], true)
 	}
 	var out []string
 	nHidden := 0
