@@ -247,7 +247,9 @@ func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
 	}
 	st, err := syntax.Parse(pattern, flags)
 	if err != nil {
-		_, err = regexp.Compile(expr) // the regexp package's wording
+		if _, cerr := regexp.Compile(expr); cerr != nil {
+			return nil, cerr // the regexp package's wording
+		}
 		return nil, err
 	}
 	size := progSize(st)
