@@ -56,7 +56,10 @@ func compileGlob(pattern string) (*globPattern, error) {
 	return g, nil
 }
 
-// match reports whether doublestar.Match(pattern, name) would.
+// match reports whether doublestar.Match matches name with one of the
+// pattern's brace-free expansions: what doublestar.Match(pattern, name)
+// says, but for one corner where doublestar is not its own expansion
+// (`a*{,b}` does not match "a" there; substitute in globpat_test.go).
 func (g *globPattern) match(name string) bool {
 	for _, m := range g.alts {
 		if m.match(name) {
@@ -88,9 +91,8 @@ func (g *globPattern) matchIn(w *work, name string, base bool) (bool, error) {
 // braceScan reads a pattern's braces as doublestar does: a '{' opens
 // alternatives separated by ',' up to its matching '}', a character class
 // ([...], up to the first ']') and an escaped byte are literal text.
-// doublestar replaces a brace group by each alternative in turn, so the
-// pattern matches a name exactly when one of its brace-free expansions
-// does.
+// doublestar replaces a brace group by each alternative in turn; the
+// expansions here are what those replacements produce.
 type braceScan struct {
 	p     string
 	depth int // deepest nesting seen
