@@ -10,11 +10,11 @@ require (
 	github.com/sourcegraph/conc v0.3.0
 	github.com/tetratelabs/wazero v1.9.0
 	go.uber.org/goleak v1.3.0
+	golang.org/x/text v0.14.0
 )
 
 require (
 	github.com/stretchr/testify v1.12.1 // indirect
 	go.uber.org/atomic v1.7.0 // indirect
 	go.uber.org/multierr v1.9.0 // indirect
-	golang.org/x/text v0.14.0 // indirect
 )

@@ -27,6 +27,7 @@ func (*Glob) Description() string {
 		"path per line, then `(X of Y file(s) shown)`, and a `cursor=` line when more remain (limit: default 200, maximum 1000). " +
 		"sort=backend (default) keeps the workspace's walk order; sort=path sorts lexically: use it when paging so pages are stable. " +
 		"`\\` counts as `/` (src\\*.ts is src/*.ts); match a literal metacharacter with a class such as [*]. " +
+		"A pattern is at most 1024 bytes, with braces at most 8 deep and 1024 alternatives once expanded. " +
 		"No match is not an error: the output says \"No files found matching pattern\"."
 }
 func (*Glob) Parameters() json.RawMessage {
@@ -73,6 +74,10 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 	if !doublestar.ValidatePattern(pattern) {
 		return nil, kernel.InvalidArgument("glob: %q is not a valid pattern (check brackets and braces)", *a.Pattern)
 	}
+	gp, err := compileGlob(pattern)
+	if err != nil {
+		return nil, kernel.InvalidArgument("glob: %v", err)
+	}
 	root := "."
 	if a.Path != nil && *a.Path != "" {
 		if root, err = workspace.Resolve(*a.Path); err != nil {
@@ -96,14 +101,12 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 		walkRoot = workspace.Join(root, base)
 	}
 	// "**/<name pattern>" matches at any depth: test the base name only.
-	var name *nameMatch
-	if rest, ok := strings.CutPrefix(pattern, "**/"); ok && !strings.ContainsAny(rest, "/\\") && rest != "**" {
-		name = newNameMatch(rest)
-	}
+	name := baseNamePattern(pattern)
 	var suffix *strscan.Suffix // "**/*.go": the names ending in ".go" (no '/' in it)
-	if name != nil && name.suffix && name.last != "" {
-		suffix = strscan.NewSuffix(name.last)
+	if name != nil && len(name.alts) == 1 && name.alts[0].suffix && name.alts[0].last != "" {
+		suffix = strscan.NewSuffix(name.alts[0].last)
 	}
+	w := newWork(ctx) // the matching's own work, beyond the walk's pacing
 	prefix := ""
 	if root != "." {
 		prefix = root + "/"
@@ -150,14 +153,19 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 			return nil
 		}
 		for i := range n {
+			var ok bool
+			var err error
 			if name != nil {
-				if !name.matchBase(es[i].Name) {
-					continue
-				}
-			} else if ok, _ := doublestar.Match(pattern, strings.TrimPrefix(ps[i], prefix)); !ok {
-				continue
+				ok, err = name.matchIn(w, es[i].Name, true)
+			} else {
+				ok, err = gp.matchIn(w, strings.TrimPrefix(ps[i], prefix), false)
 			}
-			add(ps[i])
+			if err != nil {
+				return err
+			}
+			if ok {
+				add(ps[i])
+			}
 		}
 		return nil
 	}
@@ -167,7 +175,7 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 		// the list), matched in chunks; no walk.
 		var ps []string
 		if ps, err = g.ws.Files(ctx, walkRoot); err == nil {
-			err = matchFiles(ctx, ps, name, suffix, pattern, prefix, add, func(k int) bool {
+			err = matchFiles(w, ps, name, suffix, gp, prefix, add, func(k int) bool {
 				if !keepAll && (total+k <= from || total >= to) {
 					total += k // none of these is on the page
 					return true
@@ -184,7 +192,7 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 		// file, that file is the one candidate (`src/**` matches src).
 		err, matches, total = nil, nil, 0
 		if st, serr := g.ws.Stat(ctx, walkRoot); serr == nil && st.Kind != workspace.KindDir {
-			if ok, _ := doublestar.Match(pattern, strings.TrimPrefix(walkRoot, prefix)); ok && !call.IsHidden(walkRoot) {
+			if gp.match(strings.TrimPrefix(walkRoot, prefix)) && !call.IsHidden(walkRoot) {
 				add(walkRoot)
 			}
 		}
@@ -239,20 +247,20 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 
 // matchFiles applies glob's matchers to a list of file paths (ps, from
 // Workspace.Files): the suffix test over chunks of the list at once, else
-// the base-name matcher, else doublestar on the path relative to the
+// the base-name matcher, else the whole pattern on the path relative to the
 // search root (prefix stripped). add gets each match in order; skip, given
 // how many matches a chunk holds, may count them itself and return true.
-// The context is checked, and the host let in, between chunks.
-func matchFiles(ctx context.Context, ps []string, name *nameMatch, suffix *strscan.Suffix, pattern, prefix string,
+// The context is checked, and the host let in, between chunks and as the
+// matching work adds up (w).
+func matchFiles(w *work, ps []string, name *globPattern, suffix *strscan.Suffix, gp *globPattern, prefix string,
 	add func(string), skip func(int) bool) error {
 	const chunk = 1024
 	var idx []int32
 	if suffix != nil {
 		idx = make([]int32, min(chunk, len(ps)))
 	}
-	var pc workspace.Pacer
 	for off := 0; off < len(ps); off += chunk {
-		if err := pc.Check(ctx); err != nil {
+		if err := w.pc.Check(w.ctx); err != nil {
 			return err
 		}
 		c := ps[off:min(off+chunk, len(ps))]
@@ -268,14 +276,19 @@ func matchFiles(ctx context.Context, ps []string, name *nameMatch, suffix *strsc
 			continue
 		}
 		for _, p := range c {
+			var ok bool
+			var err error
 			if name != nil {
-				if !name.matchBase(p[strings.LastIndexByte(p, '/')+1:]) {
-					continue
-				}
-			} else if ok, _ := doublestar.Match(pattern, strings.TrimPrefix(p, prefix)); !ok {
-				continue
+				ok, err = name.matchIn(w, p[strings.LastIndexByte(p, '/')+1:], true)
+			} else {
+				ok, err = gp.matchIn(w, strings.TrimPrefix(p, prefix), false)
 			}
-			add(p)
+			if err != nil {
+				return err
+			}
+			if ok {
+				add(p)
+			}
 		}
 	}
 	return nil
@@ -318,10 +331,21 @@ func hideRuns(call *kernel.Call, fn workspace.WalkRunFunc, n *int) workspace.Wal
 	}
 }
 
-// nameMatcher returns a matcher of names equivalent to
-// doublestar.Match(pattern, name): newNameMatch's match.
-func nameMatcher(pattern string) func(name string) bool {
-	return newNameMatch(pattern).match
+// baseNamePattern returns the name pattern of "**/<name pattern>" (no '/'
+// after the "**/", and not "**" itself), which matches at any depth: such a
+// pattern matches a path exactly when the name pattern matches its base
+// name. nil for any other pattern. The pattern has passed compileGlob, and
+// so has its tail.
+func baseNamePattern(pattern string) *globPattern {
+	rest, ok := strings.CutPrefix(pattern, "**/")
+	if !ok || strings.ContainsAny(rest, "/\\") {
+		return nil
+	}
+	g, err := compileGlob(rest)
+	if err != nil || slices.ContainsFunc(g.alts, func(m *nameMatch) bool { return m.pattern == "**" }) {
+		return nil
+	}
+	return g
 }
 
 // nameMatch matches names as doublestar.Match(pattern, name) does.

@@ -97,6 +97,10 @@ func TestGlobAgreesWithReference(t *testing.T) {
 	patterns := []string{
 		"**/*.go", "**/*_test.go", "*.go", "**/*", "**", "src/**/*.ts", "src/**/*.{ts,tsx}", "**/x*y", "a/*/d.go",
 		"nomatch/**", "**/*.nomatch", "**/[ab]*", "**/Makefile", "**/*.", "**/?.go", "a/**", "**/c.go/*", "**/é*", "*/*",
+		// braces, expanded up front by compileGlob: alternatives holding '/'
+		// and '**', nested, empty, in sequence, and next to classes
+		"**/*.{go,ts}", "{a,src}/**/*.{go,ts,tsx}", "{**/*.go,src/**}", "**/{a,b}{,_test}.go", "{a/{c,b},src}/**",
+		"**/{**,x*y}", "{,a/}*.go", "**/{[ab]*,[{]*}", "{a,a}{.go,.go}", "{src/lib,a}/{**/,}*.{ts,go}", "x[*]y/{z,w}.go",
 	}
 	pages := []map[string]any{{}, {"limit": 1}, {"limit": 3, "cursor": "2"}, {"limit": 2, "cursor": "4"}, {"limit": 1000}, {"limit": 5000}}
 	var n int

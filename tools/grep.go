@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"regexp"
@@ -40,7 +41,8 @@ func (*Grep) Description() string {
 		"matches the file's base name, a glob with '/' (e.g. `src/**/*.go`) matches the path relative to path. Binary files (a NUL byte in the first 8 KiB) are skipped. " +
 		"-i ignores case; context adds lines before and after each match (content mode). output_mode picks the smallest useful answer: " +
 		"content (default; matching lines as path:line:text, capped at 100 KiB), files_with_matches (paths, sorted, paginated with limit/cursor), " +
-		"count (path: K matching line(s), paginated), summary (totals only). Prefer files_with_matches, count or summary to survey, then read the files."
+		"count (path: K matching line(s), paginated), summary (totals only). Prefer files_with_matches, count or summary to survey, then read the files. " +
+		"Patterns compiling to over 10000 regexp instructions (long counted repeats such as [a-z]{1,1000} several times) are refused."
 }
 func (*Grep) Parameters() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
@@ -81,7 +83,11 @@ type grepArgs struct {
 // there is one, is searched first so lines without it are never handed to
 // the regexp engine, and files without it are rejected in one pass.
 type lineMatcher struct {
-	re   *regexp.Regexp
+	re *regexp.Regexp
+	// size is the regexp program's size as Go's parser estimates it (an
+	// upper bound on its instructions): a run over n bytes costs about
+	// n × size steps at most, what scanFile adds to its work meter.
+	size int
 	lit  []byte // required literal, or nil
 	fold bool   // lit is ASCII (lower case) and matched case-insensitively
 	// anchor is the offset in lit of its rarest byte (byteRank), the one
@@ -214,6 +220,24 @@ func edgeSeq(re *syntax.Regexp, last bool) (seq []*byteSet, fixed, exact bool) {
 	return nil, false, false
 }
 
+// maxGrepProgram caps a pattern's regexp program (Go's estimate of its
+// instructions, progSize). The regexp engine's work per byte grows with
+// the program: a 2 MB line took 32 s for `(a|b|c|d|e|f|g|h){300}z` (903
+// instructions) and 106 s for `[a-z]{1,1000}z` (2,002); Go itself accepts
+// programs of millions. Real patterns are small: `func \(\w+ \*?\w+\)
+// Close\(` is 23, an alternation of 300 identifiers 106 (Go shares their
+// prefixes), `.{1000}` 1,002. Every run is also metered and cancellable
+// (scanFile), so the cap bounds the memory and the cost of one step, not
+// the time a search may take.
+const maxGrepProgram = 10_000
+
+// errProgramSize is newLineMatcher's error for a pattern past maxGrepProgram.
+type errProgramSize int
+
+func (e errProgramSize) Error() string {
+	return fmt.Sprintf("the pattern compiles to about %d regexp instructions; the limit is %d (a counted repeat such as {1,1000} copies what it repeats: bound it more tightly, or search for a simpler pattern and filter the lines)", int(e), maxGrepProgram)
+}
+
 func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
 	flags := syntax.Perl
 	expr := pattern
@@ -221,15 +245,22 @@ func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
 		flags |= syntax.FoldCase
 		expr = "(?i)" + pattern
 	}
+	st, err := syntax.Parse(pattern, flags)
+	if err != nil {
+		if _, cerr := regexp.Compile(expr); cerr != nil {
+			return nil, cerr // the regexp package's wording
+		}
+		return nil, err
+	}
+	size := progSize(st)
+	if size > maxGrepProgram {
+		return nil, errProgramSize(size)
+	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
 		return nil, err
 	}
-	m := &lineMatcher{re: re}
-	st, err := syntax.Parse(pattern, flags)
-	if err != nil {
-		return m, nil
-	}
+	m := &lineMatcher{re: re, size: size}
 	st = st.Simplify()
 	if req := literalOf(st); len(req.runes) > 0 {
 		if m.useLiteral(req); m.lit != nil {
@@ -250,7 +281,7 @@ func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
 				b.useLiteral(req)
 			}
 			if b.lit == nil {
-				return &lineMatcher{re: re}, nil // an alternative without a literal: no prefilter
+				return &lineMatcher{re: re, size: size}, nil // an alternative without a literal: no prefilter
 			}
 			decides = decides && b.decides
 			m.search = append(m.search, b)
@@ -258,6 +289,40 @@ func newLineMatcher(pattern string, ignoreCase bool) (*lineMatcher, error) {
 		m.decides = decides
 	}
 	return m, nil
+}
+
+// progSize estimates the size of re's compiled program as Go's parser
+// does before it accepts a pattern (regexp/syntax calcSize): an upper
+// bound on its instructions, computed without compiling it.
+func progSize(re *syntax.Regexp) int {
+	sat := func(n int) int { return min(n, 1<<30) }
+	var size int
+	switch re.Op {
+	case syntax.OpLiteral:
+		size = len(re.Rune)
+	case syntax.OpCapture, syntax.OpStar:
+		size = 2 + progSize(re.Sub[0])
+	case syntax.OpPlus, syntax.OpQuest:
+		size = 1 + progSize(re.Sub[0])
+	case syntax.OpConcat, syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			size = sat(size + progSize(sub))
+		}
+		if re.Op == syntax.OpAlternate {
+			size += len(re.Sub) - 1
+		}
+	case syntax.OpRepeat:
+		sub := progSize(re.Sub[0])
+		switch {
+		case re.Max == -1 && re.Min == 0:
+			size = 2 + sub
+		case re.Max == -1:
+			size = sat(1 + re.Min*sub)
+		default:
+			size = sat(re.Max*sub + re.Max - re.Min)
+		}
+	}
+	return max(1, size)
 }
 
 // maxAlternatives caps the alternatives searched for one by one; each is
@@ -480,8 +545,57 @@ func (m *lineMatcher) neighbours(data []byte, at int) bool {
 // without its "\n") to fn in order and returns how many lines matched. With
 // fn == nil it only counts, and no line numbers or match text are built.
 func (m *lineMatcher) scan(data []byte, fn func(idx, ls, le int)) int {
-	n, _ := m.scanFile(data, fn, false)
+	n, _, _ := m.scanFile(nil, data, fn, false)
 	return n
+}
+
+// matchLine runs the regexp over one line, adding its cost to w. A line
+// that could cost more than a work step on its own (long, or a large
+// program) is read through pacedLine, which checks w's context as the
+// engine goes; the error is the context's, and the answer is then void.
+func (m *lineMatcher) matchLine(w *work, line []byte) (bool, error) {
+	cost := len(line) * m.size
+	if w == nil || cost <= workStep {
+		return m.re.Match(line), w.add(cost)
+	}
+	r := pacedLine{b: line, w: w, every: max(1, workStep/m.size)}
+	ok := m.re.MatchReader(&r)
+	return ok, r.err
+}
+
+// pacedLine hands a line to the regexp engine rune by rune
+// (regexp.MatchReader), checking the context every `every` runes (about a
+// work step of the engine's): under js/wasm that is also where the host
+// gets its turns. Once the context is done it ends the input, so the
+// engine stops within a step. Runes are decoded as regexp decodes a
+// []byte (an invalid byte is U+FFFD of width 1), so the answer is the
+// same as Match's.
+type pacedLine struct {
+	b     []byte
+	i     int
+	w     *work
+	every int
+	n     int
+	err   error
+}
+
+func (r *pacedLine) ReadRune() (rune, int, error) {
+	if r.n++; r.n >= r.every {
+		r.n = 0
+		if r.err == nil {
+			r.err = r.w.pc.Step(r.w.ctx)
+		}
+	}
+	if r.err != nil || r.i >= len(r.b) {
+		return 0, 0, io.EOF
+	}
+	if c := r.b[r.i]; c < utf8.RuneSelf {
+		r.i++
+		return rune(c), 1, nil
+	}
+	c, n := utf8.DecodeRune(r.b[r.i:])
+	r.i += n
+	return c, n, nil
 }
 
 // isBinary: a NUL byte in the first 8 KiB.
@@ -494,9 +608,12 @@ func isBinary(data []byte) bool {
 // the literal's first occurrence, not up front: a file without it has no
 // match either way, and most files of a search have none, so they are never
 // sniffed.
-func (m *lineMatcher) scanFile(data []byte, fn func(idx, ls, le int), skipBinary bool) (count int, binary bool) {
+//
+// The regexp runs add their cost to w (nil: none); once w's context is
+// done the scan stops and returns its error.
+func (m *lineMatcher) scanFile(w *work, data []byte, fn func(idx, ls, le int), skipBinary bool) (count int, binary bool, err error) {
 	if skipBinary && m.search == nil && isBinary(data) {
-		return 0, true
+		return 0, true, nil
 	}
 	lineNo, numbered := 0, 0 // line index of byte offset `numbered`
 	hit := func(ls, le int) {
@@ -532,7 +649,7 @@ func (m *lineMatcher) scanFile(data []byte, fn func(idx, ls, le int), skipBinary
 			}
 			if skipBinary {
 				if isBinary(data) {
-					return 0, true
+					return 0, true, nil
 				}
 				skipBinary = false
 			}
@@ -542,24 +659,34 @@ func (m *lineMatcher) scanFile(data []byte, fn func(idx, ls, le int), skipBinary
 			if j := bytescan.IndexByte(data[at:], '\n'); j >= 0 {
 				le = at + j
 			}
-			if m.decides || m.re.Match(trimCR(data[ls:le])) {
+			ok := m.decides
+			if !ok {
+				if ok, err = m.matchLine(w, trimCR(data[ls:le])); err != nil {
+					return count, false, err
+				}
+			}
+			if ok {
 				hit(ls, le)
 			}
 			pos = le + 1
 		}
-		return count, false
+		return count, false, nil
 	}
 	for ls := 0; ls < len(data); {
 		le := len(data)
 		if j := bytescan.IndexByte(data[ls:], '\n'); j >= 0 {
 			le = ls + j
 		}
-		if m.re.Match(trimCR(data[ls:le])) {
+		ok, err := m.matchLine(w, trimCR(data[ls:le]))
+		if err != nil {
+			return count, false, err
+		}
+		if ok {
 			hit(ls, le)
 		}
 		ls = le + 1
 	}
-	return count, false
+	return count, false, nil
 }
 
 // trimCR drops the '\r' of a CRLF line ending, so a line is matched as it
@@ -622,6 +749,10 @@ func (g *Grep) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 		ctxLines = *a.Context
 	}
 	m, err := newLineMatcher(*a.Pattern, a.IgnoreCase)
+	var big errProgramSize
+	if errors.As(err, &big) {
+		return nil, kernel.InvalidArgument("grep: %v", err)
+	}
 	if err != nil {
 		return nil, kernel.InvalidArgument("grep: invalid regular expression (Go RE2 syntax): %v", err)
 	}
@@ -632,6 +763,7 @@ func (g *Grep) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 		}
 	}
 	glob := ""
+	var gp *globPattern
 	if a.Glob != nil && *a.Glob != "" {
 		if glob, err = workspace.ValidatePattern(*a.Glob); err != nil {
 			return nil, kernel.InvalidArgument("grep: glob: %v", err)
@@ -639,8 +771,11 @@ func (g *Grep) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 		if !doublestar.ValidatePattern(glob) {
 			return nil, kernel.InvalidArgument("grep: glob %q is not a valid pattern (check brackets and braces)", *a.Glob)
 		}
+		if gp, err = compileGlob(glob); err != nil {
+			return nil, kernel.InvalidArgument("grep: glob: %v", err)
+		}
 	}
-	paths, hidden, err := g.files(ctx, root, glob, call)
+	paths, hidden, err := g.files(ctx, root, gp, strings.Contains(glob, "/"), call)
 	if err != nil {
 		return nil, err
 	}
@@ -704,13 +839,15 @@ func (g *Grep) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 	return kernel.OK(out, meta), nil
 }
 
-// files lists the regular files to search under root, in walk order.
+// files lists the regular files to search under root, in walk order,
+// that glob (nil: every file) matches: against the path relative to root
+// when the glob has a '/' (globPath), else against the base name.
 //
 // Paths the permission policy hides from this call (Call.IsHidden) are
 // left out, and a directory whose whole subtree is hidden
 // (Call.IsHiddenTree) is not descended; how many files were left out, and
 // directories skipped, is returned.
-func (g *Grep) files(ctx context.Context, root, glob string, call *kernel.Call) ([]string, int, error) {
+func (g *Grep) files(ctx context.Context, root string, glob *globPattern, globPath bool, call *kernel.Call) ([]string, int, error) {
 	st, err := g.ws.Stat(ctx, root)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, notFound("grep", "path", root, err)
@@ -722,43 +859,33 @@ func (g *Grep) files(ctx context.Context, root, glob string, call *kernel.Call) 
 		if call.IsHidden(root) {
 			return nil, 1, nil
 		}
-		if glob == "" || globMatch(glob, path.Base(root), path.Base(root)) {
+		if glob == nil || glob.match(path.Base(root)) {
 			return []string{root}, 0, nil
 		}
 		return nil, 0, nil
 	}
+	w := newWork(ctx) // the glob's matching work
+	keep := func(p string) (bool, error) {
+		if globPath {
+			return glob.matchIn(w, strings.TrimPrefix(p, root+"/"), false)
+		}
+		return glob.matchIn(w, p[strings.LastIndexByte(p, '/')+1:], true)
+	}
 	var out []string
 	nHidden := 0
-	var name func(string) bool // a glob without '/' matches the base name
-	if glob != "" && !strings.Contains(glob, "/") {
-		name = nameMatcher(glob)
-	}
-	keep := func(p string, e *workspace.Entry) bool {
-		if name != nil {
-			return name(e.Name)
-		}
-		if glob != "" {
-			rel := p
-			if root != "." {
-				rel = strings.TrimPrefix(p, root+"/")
-			}
-			return globMatch(glob, rel, e.Name)
-		}
-		return true
-	}
 	if call == nil || call.Hidden == nil {
 		// Nothing hidden: every file under root at once (memfs keeps the
 		// list), no walk.
 		all, err := g.ws.Files(ctx, root)
-		if err != nil {
-			return nil, 0, err
-		}
-		if glob == "" {
-			return all, 0, nil // shared: not modified
+		if err != nil || glob == nil {
+			return all, 0, err // shared: not modified
 		}
 		for _, p := range all {
-			base := p[strings.LastIndexByte(p, '/')+1:]
-			if name != nil && name(base) || name == nil && globMatch(glob, strings.TrimPrefix(p, root+"/"), base) {
+			ok, err := keep(p)
+			if err != nil {
+				return nil, 0, err
+			}
+			if ok {
 				out = append(out, p)
 			}
 		}
@@ -779,29 +906,24 @@ func (g *Grep) files(ctx context.Context, root, glob string, call *kernel.Call) 
 				nHidden++
 				continue
 			}
-			if keep(p, e) {
-				out = append(out, p)
+			if glob != nil {
+				if ok, err := keep(p); err != nil || !ok {
+					if err != nil {
+						return err
+					}
+					continue
+				}
 			}
+			out = append(out, p)
 		}
 		return nil
 	})
 	return out, nHidden, err
 }
 
-// globMatch applies a grep glob: against the base name when the glob has
-// no '/', else against the path relative to the search root.
-func globMatch(glob, rel, base string) bool {
-	target := rel
-	if !strings.Contains(glob, "/") {
-		target = base
-	}
-	ok, _ := doublestar.Match(glob, target)
-	return ok
-}
-
 func (g *Grep) scanAll(ctx context.Context, paths []string, m *lineMatcher, content bool) []grepFile {
 	results := make([]grepFile, len(paths))
-	one := func(i int) {
+	one := func(w *work, i int) {
 		r := &results[i]
 		r.path = paths[i]
 		data, err := g.ws.ReadData(ctx, paths[i]) // no version: nothing is written back
@@ -811,23 +933,25 @@ func (g *Grep) scanAll(ctx context.Context, paths []string, m *lineMatcher, cont
 			}
 			return
 		}
+		// A cancelled scan's partial count is never used: Execute checks
+		// the context after scanAll.
 		if !content {
-			r.count, r.skipped = m.scanFile(data, nil, true)
+			r.count, r.skipped, _ = m.scanFile(w, data, nil, true)
 			return
 		}
-		r.count, r.skipped = m.scanFile(data, func(idx, ls, le int) { r.spans = append(r.spans, span{idx, ls, le}) }, true)
+		r.count, r.skipped, _ = m.scanFile(w, data, func(idx, ls, le int) { r.spans = append(r.spans, span{idx, ls, le}) }, true)
 		if r.count > 0 {
 			r.data = data
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), 8)
 	if workers <= 1 || len(paths) < 64 {
-		var pc workspace.Pacer // js/wasm: let the host's events (abort, timeout) in
+		w := newWork(ctx) // js/wasm: let the host's events (abort, timeout) in
 		for i := range paths {
-			if pc.Check(ctx) != nil {
+			if w.pc.Check(ctx) != nil {
 				break
 			}
-			one(i)
+			one(w, i)
 		}
 		return results
 	}
@@ -837,12 +961,13 @@ func (g *Grep) scanAll(ctx context.Context, paths []string, m *lineMatcher, cont
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			w := newWork(ctx)
 			for ctx.Err() == nil {
 				i := int(next.Add(1) - 1)
 				if i >= len(paths) {
 					return
 				}
-				one(i)
+				one(w, i)
 			}
 		}()
 	}

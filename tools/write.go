@@ -16,12 +16,19 @@ import (
 // compare-and-swap offset (REFERENCE.md §2.2).
 type Write struct{ ws *workspace.Workspace }
 
+// maxWriteBytes bounds one call's content. A call's cost grows with its
+// size at every layer it crosses (JSON decoding, schema validation,
+// hashing, events): 100 MB took 13–31 s and over a gigabyte under Node.
+// Larger files are written in parts with mode=append.
+const maxWriteBytes = 16 << 20
+
 func (*Write) Name() string { return "write" }
 func (*Write) Description() string {
 	return "Write a workspace file. mode=overwrite (default) replaces the whole file with content, creating it and any missing parent directories. " +
 		"mode=append adds content to the end and requires expected_offset: the file's current size in UTF-8 bytes (0 for a new file). " +
 		"If the size differs the call is rejected and nothing changes (re-read the file to get its size); retrying an append that already " +
-		"succeeded is safe and reports already_applied=true. For small changes to an existing file prefer edit or patch."
+		"succeeded is safe and reports already_applied=true. content may be at most 16 MiB per call: write a larger file in parts with mode=append. " +
+		"For small changes to an existing file prefer edit or patch."
 }
 func (*Write) Parameters() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
@@ -60,6 +67,9 @@ func (w *Write) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result,
 	}
 	if a.Content == nil {
 		return nil, kernel.InvalidArgument("write: content is required (use \"\" for an empty file)")
+	}
+	if len(*a.Content) > maxWriteBytes {
+		return nil, kernel.InvalidArgument("write: content is %d bytes; the limit is %d bytes (16 MiB) per call: write a larger file in parts with mode=append (expected_offset: the size written so far)", len(*a.Content), maxWriteBytes)
 	}
 	mode := "overwrite"
 	if a.Mode != nil {

@@ -51,3 +51,13 @@ func (p *Pacer) Check(ctx context.Context) error {
 }
 
 const checkStride = 8
+
+// Step is Check for a loop that meters its own work and calls it once per
+// large amount of it (around a millisecond's worth, such as a stretch of a
+// regexp run over a long line): it checks the context and, under js/wasm,
+// reads the clock on every call, so how often the loop gives way does not
+// depend on how long its units take.
+func (p *Pacer) Step(ctx context.Context) error {
+	p.yield()
+	return ctx.Err()
+}

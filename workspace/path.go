@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // ErrPathEscape is returned when a path would leave the workspace root.
@@ -28,11 +30,16 @@ var ErrInvalidPath = errors.New("invalid workspace path")
 //     other control characters (C0, DEL, C1) and invalid UTF-8 fail with
 //     ErrInvalidPath. A drive letter is refused wherever it lands, so
 //     "x/../C:" fails too and every success is a fixed point:
-//     Resolve(r) == r.
+//     Resolve(r) == r;
+//   - the path is put in Unicode Normalization Form C first, so the
+//     composed and decomposed spellings of a name ("café" as U+00E9, or as
+//     "e" and U+0301) are one file, and permission rules and hooks, which
+//     see resolved paths, see one form.
 func Resolve(p string) (string, error) {
 	if err := checkChars(p); err != nil {
 		return "", err
 	}
+	p = NFC(p)
 	if canonical(p) {
 		// already a fixed point: no allocation (grep resolves every file it reads)
 		if err := checkLength(p, p); err != nil {
@@ -177,7 +184,9 @@ func ResolveFile(op, p string) (string, error) {
 
 // ValidatePattern checks a glob or grep path pattern: it must be relative,
 // contain no ".." component, and no control characters. The pattern is
-// returned with every "\" turned into "/" and a leading "./" removed.
+// returned in Unicode NFC (as Resolve returns paths, so "café*" matches
+// whichever spelling created the file), with every "\" turned into "/"
+// and a leading "./" removed.
 //
 // "\" is a path separator here as in Resolve, not a glob escape: a model
 // writing Windows paths means src\*.ts as src/*.ts, and an escape would
@@ -187,7 +196,7 @@ func ValidatePattern(pattern string) (string, error) {
 	if err := checkChars(pattern); err != nil {
 		return "", err
 	}
-	pattern = strings.ReplaceAll(pattern, `\`, "/")
+	pattern = strings.ReplaceAll(NFC(pattern), `\`, "/")
 	if strings.HasPrefix(pattern, "/") || strings.HasPrefix(pattern, `\`) || hasDriveLetter(pattern) {
 		return "", fmt.Errorf("%w: pattern must be relative to the workspace: %s", ErrInvalidPath, Display(pattern))
 	}
@@ -221,6 +230,19 @@ func Display(p string) string {
 		i += n
 	}
 	return b.String()
+}
+
+// NFC returns s in Unicode Normalization Form C, the form Resolve gives
+// every path in: a path pattern (a permission rule's, a hook's) must be in
+// it too to match both spellings of a name. ASCII, most paths, is already
+// in it: one byte loop, no table lookups, no allocation.
+func NFC(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return norm.NFC.String(s)
+		}
+	}
+	return s
 }
 
 // checkChars refuses NUL, control characters and invalid UTF-8. Invalid

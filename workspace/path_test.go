@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/a3s-lab/code-wasm/workspace"
+	"golang.org/x/text/unicode/norm"
 )
 
 func TestResolve(t *testing.T) {
@@ -187,6 +188,7 @@ func FuzzResolve(f *testing.F) {
 	for _, s := range []string{
 		"", ".", "a", "a/b", "../x", "a/../..", `a\..\..\b`, "/abs", `\\unc\x`, "C:x",
 		"./C:", "a/./b//c/", "...", "..a", "a\x00", "a\u0085", "\xff", "x/../C:/y",
+		"cafe\u0301", "\u212a:x", "a/\u037e/..", "\u1100\u1161", "=\u0338",
 	} {
 		f.Add(s)
 	}
@@ -229,9 +231,41 @@ func FuzzResolve(f *testing.F) {
 				t.Fatalf("Resolve(%q) = %q: component %q", in, got, seg)
 			}
 		}
+		if !norm.NFC.IsNormalString(got) {
+			t.Fatalf("Resolve(%q) = %q: not in NFC", in, got)
+		}
 		again, err := workspace.Resolve(got)
 		if err != nil || again != got {
 			t.Fatalf("Resolve(Resolve(%q)) = %q, %v; want the fixed point %q", in, again, err, got)
 		}
 	})
+}
+
+// Resolve puts paths in Unicode NFC: the composed and decomposed spellings
+// of a name are one path (so one file, and one form for every rule), and
+// checks such as the drive-letter one apply to the normalised form.
+func TestResolveNFC(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"cafe\u0301/menu.txt", "café/menu.txt"},
+		{"café/menu.txt", "café/menu.txt"},
+		{"a/../cafe\u0301", "café"},
+		{"\u1100\u1161.txt", "\uac00.txt"}, // Hangul jamo compose
+		{"\u212b", "\u00c5"},               // ANGSTROM SIGN is Å
+		{"o\u0308\u0304", "\u022b"},        // ȫ: two marks compose in order
+		{"x\u0301\u0327", "x\u0327\u0301"}, // no composite: marks reordered canonically
+		{"e\u0301\u0301", "\u00e9\u0301"},  // one mark composes, the next stays
+		{`dir\cafe` + "\u0301", "dir/café"},
+	} {
+		got, err := workspace.Resolve(c.in)
+		if err != nil || got != c.want {
+			t.Errorf("Resolve(%q) = %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+	// KELVIN SIGN is K in NFC: "\u212a:x" is the drive-letter path "K:x".
+	if _, err := workspace.Resolve("\u212a:/x"); !errors.Is(err, workspace.ErrInvalidPath) {
+		t.Errorf("Resolve(KELVIN SIGN + \":/x\"): %v; want a refused drive letter", err)
+	}
+	if p, err := workspace.ValidatePattern("cafe\u0301/*.txt"); err != nil || p != "café/*.txt" {
+		t.Errorf("ValidatePattern(NFD) = %q, %v", p, err)
+	}
 }

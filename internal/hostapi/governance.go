@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/a3s-lab/code-wasm/core"
+	"github.com/a3s-lab/code-wasm/internal/jsoncheck"
 	"github.com/a3s-lab/code-wasm/kernel"
+	"github.com/a3s-lab/code-wasm/workspace"
 )
 
 // governance turns the JSON governance options and the host dispatcher
@@ -58,8 +60,10 @@ func (g *governance) kernel() kernel.Governance {
 	if p := o.PermissionPolicy; p != nil {
 		// enabled: false (upstream's switch) turns the checker off; the
 		// kernel's zero value is on, with default decision ask.
-		k.Permission = kernel.PermissionPolicy{Disabled: p.Enabled != nil && !*p.Enabled, Deny: p.Deny,
-			Allow: p.Allow, Ask: p.Ask, DefaultDecision: kernel.Decision(p.DefaultDecision)}
+		// Rules in NFC, the form the resolver gives paths in, so a rule
+		// covers both spellings of a name whichever one it was written in.
+		k.Permission = kernel.PermissionPolicy{Disabled: p.Enabled != nil && !*p.Enabled, Deny: nfcAll(p.Deny),
+			Allow: nfcAll(p.Allow), Ask: nfcAll(p.Ask), DefaultDecision: kernel.Decision(p.DefaultDecision)}
 	}
 	if c := o.ConfirmationPolicy; c != nil {
 		k.Confirmation = kernel.ConfirmationPolicy{Enabled: c.Enabled == nil || *c.Enabled,
@@ -97,6 +101,18 @@ func (g *governance) attach(s *core.Session) {
 
 func (g *governance) close() { g.cancel() }
 
+// nfcAll returns rules in Unicode NFC (workspace.NFC).
+func nfcAll(rules []string) []string {
+	if rules == nil {
+		return nil
+	}
+	out := make([]string, len(rules))
+	for i, r := range rules {
+		out[i] = workspace.NFC(r)
+	}
+	return out
+}
+
 // ask calls the host and decodes its JSON answer into v.
 func (g *governance) ask(ctx context.Context, kind string, payload any, v any) error {
 	if g.host == nil {
@@ -110,6 +126,12 @@ func (g *governance) ask(ctx context.Context, kind string, payload any, v any) e
 	if err != nil {
 		return err
 	}
+	if len(out) > MaxCallBytes {
+		return fmt.Errorf("the %s handler's answer is %d bytes of JSON; the limit is %d bytes", kind, len(out), MaxCallBytes)
+	}
+	if err := jsoncheck.Check(out); err != nil {
+		return fmt.Errorf("the %s handler's answer cannot cross into Go intact: %v", kind, err)
+	}
 	if err := json.Unmarshal(out, v); err != nil {
 		return fmt.Errorf("the %s handler answered with something that is not the expected shape: %v", kind, err)
 	}
@@ -119,7 +141,7 @@ func (g *governance) ask(ctx context.Context, kind string, payload any, v any) e
 func (g *governance) hook(h HookSpec) kernel.Hook {
 	kh := kernel.Hook{ID: h.ID, Event: kernel.HookEvent(h.Event)}
 	if h.Matcher != nil {
-		kh.Matcher = kernel.HookMatcher{Tool: h.Matcher.Tool, PathPattern: h.Matcher.PathPattern, CommandPattern: h.Matcher.CommandPattern}
+		kh.Matcher = kernel.HookMatcher{Tool: h.Matcher.Tool, PathPattern: workspace.NFC(h.Matcher.PathPattern), CommandPattern: h.Matcher.CommandPattern}
 	}
 	if h.Config != nil {
 		kh.Timeout = msDuration(h.Config.TimeoutMs)

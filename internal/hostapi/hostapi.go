@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -318,9 +319,22 @@ func (t *Sessions) CallSync(id int, method string, raw []byte) (any, error) {
 	return nil, errf(CodeInvalidCall, "unknown synchronous method %q", method)
 }
 
+// MaxCallBytes bounds one call's JSON arguments from JS (createSession's
+// options, which may seed a whole workspace, are not bounded). Every
+// JSON pass over a call costs time and memory in proportion to it (a
+// 100 MB write took 13–31 s and 1.2–1.4 GB under Node, most of it
+// encoding/json decoding the content again at each layer), so one call
+// carries at most 16 MiB: the write tool's own limit, with larger files
+// written in parts (mode=append). The npm package checks the same bound
+// before the call crosses.
+const MaxCallBytes = 16 << 20
+
 func decodeArgs(method string, raw []byte, v any) error {
 	if len(raw) == 0 {
 		raw = []byte("{}")
+	}
+	if len(raw) > MaxCallBytes {
+		return errf(CodeInvalidCall, "%s: the call's arguments are %d bytes of JSON; the limit is %d bytes (16 MiB) per call (write a larger file in parts: write with mode=append)", method, len(raw), MaxCallBytes)
 	}
 	if err := decodeStrict(method, "", raw, v); err != nil {
 		return &Error{Code: CodeInvalidCall, Msg: err.Error()}
@@ -333,11 +347,74 @@ func decodeArgs(method string, raw []byte, v any) error {
 // without content must not truncate the file).
 func required(method string, pairs ...any) error {
 	for i := 0; i+1 < len(pairs); i += 2 {
-		if p, _ := pairs[i+1].(*string); p == nil {
+		missing := false
+		switch p := pairs[i+1].(type) {
+		case *string:
+			missing = p == nil
+		case *jsonString:
+			missing = p == nil
+		}
+		if missing {
 			return errf(CodeInvalidCall, "%s: %s is required (a string)", method, pairs[i])
 		}
 	}
 	return nil
+}
+
+// jsonString is a string argument of a typed helper kept as its JSON
+// text, so file content or a diff crosses to its tool without being
+// decoded and encoded again (for a 100 MB writeFile that was two of the
+// passes over the content; RATIONALE.md).
+type jsonString json.RawMessage
+
+// UnmarshalJSON keeps a JSON string as it is and refuses any other value.
+func (s *jsonString) UnmarshalJSON(b []byte) error {
+	if len(b) == 0 || b[0] != '"' {
+		kind := "number"
+		switch {
+		case len(b) > 0 && (b[0] == 't' || b[0] == 'f'):
+			kind = "bool"
+		case len(b) > 0 && b[0] == '{':
+			kind = "object"
+		case len(b) > 0 && b[0] == '[':
+			kind = "array"
+		}
+		return &json.UnmarshalTypeError{Value: kind, Type: reflect.TypeFor[string]()}
+	}
+	*s = append((*s)[:0], b...) // a copy: b is the decoder's buffer
+	return nil
+}
+
+// toolArgs builds a tool's JSON arguments from key/value pairs, each value
+// a *jsonString (its JSON text, as given), a string or a bool.
+func toolArgs(pairs ...any) json.RawMessage {
+	n := 2
+	for i := 1; i < len(pairs); i += 2 {
+		if v, ok := pairs[i].(*jsonString); ok {
+			n += len(*v)
+		}
+		n += 64
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b, _ = appendJSON(b, pairs[i])
+		b = append(b, ':')
+		if v, ok := pairs[i+1].(*jsonString); ok {
+			b = append(b, *v...)
+		} else {
+			b, _ = appendJSON(b, pairs[i+1])
+		}
+	}
+	return append(b, '}')
+}
+
+func appendJSON(b []byte, v any) ([]byte, error) {
+	j, err := json.Marshal(v)
+	return append(b, j...), err
 }
 
 type toolCall struct {
@@ -397,10 +474,12 @@ func (t *Sessions) Call(ctx context.Context, id int, method string, raw []byte) 
 		}
 		out, err := e.s.ReadFile(ctx, *a.Path, core.ReadOptions{Offset: a.Offset, Limit: a.Limit})
 		return e.typed(ctx, method, out, err)
+	// writeFile, editFile and patchFile call their tools as core's helpers
+	// do (Session.WriteFile etc.), with the strings passed on as JSON text.
 	case "writeFile":
 		var a struct {
-			Path    *string `json:"path"`
-			Content *string `json:"content"`
+			Path    *string     `json:"path"`
+			Content *jsonString `json:"content"`
 		}
 		if err := decodeArgs(method, raw, &a); err != nil {
 			return nil, err
@@ -408,14 +487,14 @@ func (t *Sessions) Call(ctx context.Context, id int, method string, raw []byte) 
 		if err := required(method, "path", a.Path, "content", a.Content); err != nil {
 			return nil, err
 		}
-		res, err := e.s.WriteFile(ctx, *a.Path, *a.Content)
+		res, err := e.s.Tool(ctx, "write", toolArgs("file_path", *a.Path, "content", a.Content))
 		return e.result(ctx, method, res, err)
 	case "editFile":
 		var a struct {
-			Path       *string `json:"path"`
-			OldString  *string `json:"oldString"`
-			NewString  *string `json:"newString"`
-			ReplaceAll bool    `json:"replaceAll"`
+			Path       *string     `json:"path"`
+			OldString  *jsonString `json:"oldString"`
+			NewString  *jsonString `json:"newString"`
+			ReplaceAll bool        `json:"replaceAll"`
 		}
 		if err := decodeArgs(method, raw, &a); err != nil {
 			return nil, err
@@ -423,12 +502,12 @@ func (t *Sessions) Call(ctx context.Context, id int, method string, raw []byte) 
 		if err := required(method, "path", a.Path, "oldString", a.OldString, "newString", a.NewString); err != nil {
 			return nil, err
 		}
-		res, err := e.s.EditFile(ctx, *a.Path, *a.OldString, *a.NewString, a.ReplaceAll)
+		res, err := e.s.Tool(ctx, "edit", toolArgs("file_path", *a.Path, "old_string", a.OldString, "new_string", a.NewString, "replace_all", a.ReplaceAll))
 		return e.result(ctx, method, res, err)
 	case "patchFile":
 		var a struct {
-			Path *string `json:"path"`
-			Diff *string `json:"diff"`
+			Path *string     `json:"path"`
+			Diff *jsonString `json:"diff"`
 		}
 		if err := decodeArgs(method, raw, &a); err != nil {
 			return nil, err
@@ -436,7 +515,7 @@ func (t *Sessions) Call(ctx context.Context, id int, method string, raw []byte) 
 		if err := required(method, "path", a.Path, "diff", a.Diff); err != nil {
 			return nil, err
 		}
-		res, err := e.s.PatchFile(ctx, *a.Path, *a.Diff)
+		res, err := e.s.Tool(ctx, "patch", toolArgs("file_path", *a.Path, "diff", a.Diff))
 		return e.result(ctx, method, res, err)
 	case "ls":
 		var a struct {

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"time"
+
+	"github.com/a3s-lab/code-wasm/internal/jsoncheck"
 )
 
 // WorkspaceOptions is options.workspace.
@@ -103,7 +105,15 @@ func hookEvents() []string { return []string{"pre_tool_use", "post_tool_use"} }
 // decodeStrict decodes one JSON value refusing unknown keys. Its errors
 // name the key or field at fault by its full path under root (shape.go),
 // prefixed by what: `createSession: unknown key options.workspace.bar`.
+//
+// JSON from JS is checked first (jsoncheck): a string that is not
+// well-formed UTF-16 (a lone surrogate, which encoding/json would turn into
+// U+FFFD, so two different JS strings could name one file) and nesting
+// past jsoncheck.MaxDepth are refused.
 func decodeStrict(what, root string, raw []byte, v any) error {
+	if err := jsoncheck.Check(raw); err != nil {
+		return fmt.Errorf("%s: %v", what, err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

@@ -80,6 +80,9 @@ func checkShape(v any, t reflect.Type, at string) error {
 	if t == reflect.TypeOf(json.RawMessage(nil)) || t.Kind() == reflect.Interface {
 		return nil
 	}
+	if t == reflect.TypeFor[jsonString]() {
+		t = reflect.TypeFor[string]() // a string kept as its JSON text
+	}
 	if t.Kind() == reflect.Pointer {
 		if v == nil {
 			return nil

@@ -42,17 +42,52 @@ function isPlainObject(v) {
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const keyPath = (at, k) => (IDENT.test(k) ? `${at}.${k}` : `${at}[${JSON.stringify(k)}]`);
+const shortPath = (at) => (at.length > 90 ? `${at.slice(0, 60)}…${at.slice(-20)}` : at);
+
+// MAX_DEPTH bounds how deep objects and arrays nest in one JSON document
+// sent to Go (a call's envelope {name, args} is one level): the same limit
+// as Go's internal/jsoncheck.MaxDepth. Deeper values would otherwise end
+// in a RangeError (stack overflow) in this file or in JSON.stringify.
+const MAX_DEPTH = 100;
+
+// MAX_CALL_BYTES bounds one call's JSON arguments, as Go does
+// (internal/hostapi MaxCallBytes): 16 MiB, the write tool's own limit;
+// larger files are written in parts (write with mode=append). A string's
+// length in UTF-16 units is at most its UTF-8 size, so a longer string is
+// refused before anything is serialised.
+const MAX_CALL_BYTES = 16 * 1024 * 1024;
+const tooBig = (what, n) => `${what} is ${n} characters, over the ${MAX_CALL_BYTES} bytes (16 MiB) one call may carry; write a larger file in parts (write with mode=append)`;
+
+// wellFormed reports whether s is well-formed UTF-16 (no lone surrogate).
+// A lone surrogate cannot cross into Go intact: it becomes U+FFFD, so
+// "a\ud800" and "a\udc00" would name the same file.
+const wellFormed = typeof String.prototype.isWellFormed === 'function'
+  ? (s) => s.isWellFormed()
+  : (s) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
+
+function notWellFormed(s, what) {
+  const i = s.search(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+  const u = s.charCodeAt(i).toString(16);
+  return `${what} is not well-formed UTF-16: a lone surrogate (\\u${u}) at index ${i}; Go would read it as U+FFFD (another string's character), so it is refused`;
+}
 
 // toData checks that v is JSON data (what Go will see) and names the path
 // of the first value that is not: a function, a symbol, a BigInt,
-// undefined inside an array, NaN or ±Infinity, a class instance, a cycle.
+// undefined inside an array, NaN or ±Infinity, a class instance, a cycle,
+// a string (or key) that is not well-formed UTF-16, nesting past MAX_DEPTH
+// (base: the levels of the document above v).
 // (JSON.stringify would drop some of these silently, turn others into
-// null, and throw a bare TypeError on the rest.) undefined object values
-// are dropped, as JSON.stringify does: an absent optional key. fail makes
-// the error (INVALID_OPTIONS for options, INVALID_CALL for call args).
-function toData(v, at, fail = invalid, stack = []) {
+// null, and throw a bare TypeError or RangeError on the rest.) undefined
+// object values are dropped, as JSON.stringify does: an absent optional
+// key. fail makes the error (INVALID_OPTIONS for options, INVALID_CALL for
+// call args).
+function toData(v, at, fail = invalid, base = 0, stack = []) {
   switch (typeof v) {
-    case 'string': case 'boolean': return v;
+    case 'string':
+      if (v.length > MAX_CALL_BYTES) throw fail(tooBig(shortPath(at), v.length));
+      if (!wellFormed(v)) throw fail(notWellFormed(v, shortPath(at)));
+      return v;
+    case 'boolean': return v;
     case 'number':
       if (!Number.isFinite(v)) throw fail(`${at} is ${v}, not JSON data (a finite number is)`);
       return v;
@@ -64,20 +99,24 @@ function toData(v, at, fail = invalid, stack = []) {
       if (v === null) return null;
       const seen = stack.findIndex((x) => x.v === v);
       if (seen >= 0) throw fail(`${at} refers back to ${stack[seen].at} (a cycle), not JSON data`);
+      if (base + stack.length >= MAX_DEPTH) {
+        throw fail(`${shortPath(at)} nests objects and arrays more than ${MAX_DEPTH} levels deep; the limit is ${MAX_DEPTH}`);
+      }
       stack.push({ v, at });
       try {
         if (Array.isArray(v)) {
           const out = new Array(v.length);
           for (let i = 0; i < v.length; i++) {
             if (v[i] === undefined) throw fail(`${at}[${i}] is undefined; an array in JSON cannot hold undefined (use null)`);
-            out[i] = toData(v[i], `${at}[${i}]`, fail, stack);
+            out[i] = toData(v[i], `${at}[${i}]`, fail, base, stack);
           }
           return out;
         }
         if (!isPlainObject(v)) throw fail(`${at} must be a plain object, got ${v.constructor?.name ?? 'an object'}`);
         const out = {};
         for (const k of Object.keys(v)) {
-          const d = toData(v[k], keyPath(at, k), fail, stack);
+          if (!wellFormed(k)) throw fail(notWellFormed(k, `a key of ${shortPath(at)}`));
+          const d = toData(v[k], keyPath(at, k), fail, base, stack);
           if (d !== undefined) out[k] = d;
         }
         return out;
@@ -110,11 +149,12 @@ const OPTION_KEYS = new Set([
 
 const HOOK_EVENTS = ['pre_tool_use', 'post_tool_use'];
 
-// splitHook validates one hook's shape and returns [wire, handler].
-function splitHook(h, at) {
+// splitHook validates one hook's shape and returns [wire, handler]; base
+// is its depth in the document sent (2 in createSession's options).
+function splitHook(h, at, base = 0) {
   if (!isPlainObject(h)) throw invalid(`${at} must be an object {id, event, matcher?, config?, handler?}`);
   const { handler, ...rest } = h;
-  const wire = toData(rest, at);
+  const wire = toData(rest, at, invalid, base);
   if (typeof wire.id !== 'string' || wire.id === '') throw invalid(`${at}.id must be a non-empty string`);
   if (!HOOK_EVENTS.includes(wire.event)) throw invalid(`${at}.event must be one of ${HOOK_EVENTS.join(', ')}, got ${JSON.stringify(wire.event)}`);
   const fn = fnRequired(handler, `${at}.handler`, 'the hook runs it when it matches');
@@ -124,7 +164,7 @@ function splitHook(h, at) {
 
 const LLM_BUDGET_KEYS = new Set(['checkBeforeLlm', 'recordAfterLlm']);
 
-function splitBudget(g, at) {
+function splitBudget(g, at, base = 0) {
   if (!isPlainObject(g)) throw invalid(`${at} must be an object {checkBeforeTool, timeoutMs?}`);
   const { checkBeforeTool, ...rest } = g;
   for (const k of Object.keys(rest)) {
@@ -134,7 +174,7 @@ function splitBudget(g, at) {
     if (k !== 'timeoutMs') throw invalid(`${at}: unknown key "${k}" (known: checkBeforeTool, timeoutMs)`);
   }
   const fn = fnRequired(checkBeforeTool, `${at}.checkBeforeTool`, 'the guard is asked before every side effect');
-  const wire = toData(rest, at);
+  const wire = toData(rest, at, invalid, base);
   wire.checkBeforeTool = !!fn;
   return [wire, fn];
 }
@@ -154,13 +194,13 @@ function splitOptions(options) {
   if (hooks !== undefined) {
     if (!Array.isArray(hooks)) throw invalid('createSession: options.hooks must be an array');
     wire.hooks = hooks.map((h, i) => {
-      const [w, fn] = splitHook(h, `createSession: options.hooks[${i}]`);
+      const [w, fn] = splitHook(h, `createSession: options.hooks[${i}]`, 2);
       if (fn) fns.hooks.set(w.id, fn);
       return w;
     });
   }
   if (budgetGuard !== undefined && budgetGuard !== null) {
-    const [w, fn] = splitBudget(budgetGuard, 'createSession: options.budgetGuard');
+    const [w, fn] = splitBudget(budgetGuard, 'createSession: options.budgetGuard', 1);
     wire.budgetGuard = w;
     fns.budget = fn;
   }
@@ -211,7 +251,12 @@ function makeHost(fns, hostKinds) {
         v = await fn(payload, ctx);
       }
     }
-    return JSON.stringify(v === undefined ? null : v);
+    try {
+      return JSON.stringify(v === undefined ? null : v);
+    } catch (e) {
+      // A cycle, a BigInt, nesting past the stack: the call fails closed.
+      throw new Error(`the ${kind} handler answered with a value that is not JSON data (${e.message})`);
+    }
   };
 }
 
@@ -254,6 +299,8 @@ function str(v, name, what) {
     const got = v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v;
     throw badCall(`${what}: ${name} must be a string, got ${got}`);
   }
+  if (v.length > MAX_CALL_BYTES) throw badCall(`${what}: ${tooBig(name, v.length)}`);
+  if (!wellFormed(v)) throw badCall(`${what}: ${notWellFormed(v, name)}`);
   return v;
 }
 
@@ -299,7 +346,9 @@ export class Session {
     const signal = checkSignal(opts, method);
     if (this.#closed) throw new CodeWasmError(`${method}: session is closed`, 'SESSION_CLOSED');
     if (signal?.aborted) throw abortError(method);
-    const p = this.#api.call(this.#id, method, JSON.stringify(args ?? {}), signal);
+    const json = JSON.stringify(args ?? {});
+    if (json.length > MAX_CALL_BYTES) throw badCall(`${method}: ${tooBig("the call's JSON", json.length)}`);
+    const p = this.#api.call(this.#id, method, json, signal);
     let onAbort;
     const aborted = signal && new Promise((_, reject) => {
       onAbort = () => reject(abortError(method));
@@ -327,7 +376,7 @@ export class Session {
     if (typeof name !== 'string' || name === '') throw badCall(`${method}: name must be a non-empty string`);
     if (args === undefined || args === null) args = {};
     if (!isPlainObject(args)) throw badCall(`${method}: args must be an object, got ${Array.isArray(args) ? 'an array' : typeof args}`);
-    return this.#call(method, { name, args: toData(args, 'args', (m) => badCall(`${method}: ${m}`)) }, opts);
+    return this.#call(method, { name, args: toData(args, 'args', (m) => badCall(`${method}: ${m}`), 1) }, opts);
   }
   async tool(name, args, opts) { return this.#direct('tool', name, args, opts); }
   async governedTool(name, args, opts) { return this.#direct('governedTool', name, args, opts); }

@@ -140,3 +140,175 @@ test('program is listed where the host has a script engine (Node)', async () => 
   assert.ok(s.toolNames().includes('program'), s.toolNames().join());
   await s.close();
 });
+
+// Deep nesting (issue 11 finding 10a): every entry answers a CodeWasmError
+// naming the limit (INVALID_CALL for calls, INVALID_OPTIONS for options),
+// never a bare RangeError from a stack overflow, and nothing changes.
+const nestObj = (n, leaf = 1) => { let v = leaf; for (let i = 0; i < n; i++) v = { a: v }; return v; };
+const nestArr = (n) => { let v = []; for (let i = 1; i < n; i++) v = [v]; return v; };
+const DEEP = /nests objects and arrays more than 100 levels deep; the limit is 100/;
+for (const depth of [100, 5000, 200000]) {
+  test(`arguments nested ${depth} deep → a CodeWasmError naming the limit at every entry`, async () => {
+    const s = await createSession({ workspace: { kind: 'memory', files: { 'a.txt': ORIGINAL } } });
+    await rejectsWith(s.tool('write', { file_path: 'b.txt', content: 'x', extra: nestObj(depth) }), 'INVALID_CALL', DEEP);
+    await rejectsWith(s.governedTool('write', { file_path: 'b.txt', content: 'x', extra: nestArr(depth) }), 'INVALID_CALL', DEEP);
+    await rejectsWith(s.program({ source: 'async function run() { return 1 }', inputs: { doc: nestObj(depth) } }), 'INVALID_CALL', DEEP);
+    await rejectsWith(s.tool('batch', { invocations: [{ tool: 'write', args: { file_path: 'b.txt', content: nestArr(depth) } }] }), 'INVALID_CALL', DEEP);
+    await rejectsWith(createSession({ workspace: { kind: 'memory', files: {} }, hooks: [{ id: 'h', event: 'pre_tool_use', matcher: nestObj(depth), handler() {} }] }), 'INVALID_OPTIONS', DEEP);
+    await rejectsWith(createSession({ permissionPolicy: nestObj(depth, ['write']) }), 'INVALID_OPTIONS', DEEP);
+    assert.throws(() => s.registerHook('h', 'pre_tool_use', nestObj(depth), () => null), (e) => e instanceof CodeWasmError && e.code === 'INVALID_CALL' && DEEP.test(e.message));
+    assert.deepEqual((await s.glob('**')).sort(), ['a.txt'], 'nothing was written');
+    await s.close();
+  });
+}
+
+test('arguments nested just inside the limit still cross (the envelope counts as one level)', async () => {
+  const s = await createSession({ workspace: { kind: 'memory', files: { 'a.txt': ORIGINAL } } });
+  const r = await s.tool('read', { file_path: 'a.txt', extra: nestObj(97) }); // envelope, args, 97 below: 99
+  assert.match(r.output, /additional properties 'extra' not allowed/, 'it reached the schema validator');
+  await rejectsWith(s.tool('read', { file_path: 'a.txt', extra: nestObj(99) }), 'INVALID_CALL', /args\.extra\.a\.a.*nests objects and arrays more than 100/);
+  await s.close();
+});
+
+// Lone surrogates (finding 10b): a string that is not well-formed UTF-16
+// would reach Go as U+FFFD, so "a\ud800" and "a\udc00" named one file.
+// Every string crossing into Go (paths, arguments, keys, content, options)
+// is checked before it crosses, and nothing is written.
+const LONE = /is not well-formed UTF-16: a lone surrogate \(\\ud[89a-f][0-9a-f]{2}\) at index \d+/;
+const loneCalls = [
+  ['writeFile path, high', (s) => s.writeFile('a\ud800.txt', 'x')],
+  ['writeFile path, low', (s) => s.writeFile('a\udc00.txt', 'x')],
+  ['writeFile content', (s) => s.writeFile('b.txt', 'half an emoji \ud83d')],
+  ['tool write path', (s) => s.tool('write', { file_path: 'a\udbff.txt', content: 'x' })],
+  ['governedTool write path', (s) => s.governedTool('write', { file_path: 'a\udfff\ud800.txt', content: 'x' })],
+  ['an object key', (s) => s.tool('write', { file_path: 'b.txt', content: 'x', ['k\ud800']: 1 })],
+  ['readFile path', (s) => s.readFile('a\ud800.txt')],
+  ['editFile old string', (s) => s.editFile('a.txt', 'data\udc00', 'x')],
+  ['glob pattern', (s) => s.glob('*\ud800')],
+  ['grep pattern', (s) => s.grep('\udc00')],
+  ['batch child path', (s) => s.tool('batch', { invocations: [{ tool: 'write', args: { file_path: 'a\ud800.txt', content: 'x' } }] })],
+];
+for (const [name, call] of loneCalls) {
+  test(`a lone surrogate in ${name} → INVALID_CALL before it crosses, nothing written`, async () => {
+    const s = await createSession({ workspace: { kind: 'memory', files: { 'a.txt': ORIGINAL } } });
+    await rejectsWith(call(s), 'INVALID_CALL', LONE);
+    assert.deepEqual((await s.glob('**')).sort(), ['a.txt']);
+    assert.equal(await s.readFile('a.txt'), '     1\timportant\n     2\tdata\n');
+    await s.close();
+  });
+}
+
+test('lone surrogates in createSession options → INVALID_OPTIONS', async () => {
+  await rejectsWith(createSession({ workspace: { kind: 'memory', files: { 'a\ud800.txt': 'x' } } }), 'INVALID_OPTIONS', LONE);
+  await rejectsWith(createSession({ workspace: { kind: 'memory', files: { 'a.txt': '\udc00' } } }), 'INVALID_OPTIONS', LONE);
+  await rejectsWith(createSession({ permissionPolicy: { deny: ['read(path:\ud800/**)'] } }), 'INVALID_OPTIONS', LONE);
+});
+
+test('well-formed strings are unchanged: a surrogate pair, and U+FFFD itself, are files of their own', async () => {
+  const s = await createSession({ workspace: { kind: 'memory' } });
+  for (const p of ['\ud83d\ude00.txt', '\ufffd.txt']) assert.equal((await s.writeFile(p, p)).exitCode, 0);
+  assert.deepEqual((await s.glob('**')).sort(), ['\ufffd.txt', '😀.txt'].sort());
+  assert.match(await s.readFile('\ud83d\ude00.txt'), /😀\.txt/);
+  await s.close();
+});
+
+test('a hook that rewrites arguments with a lone surrogate, or too deep, fails closed', async () => {
+  for (const modified of [{ file_path: 'c\ud800.txt', content: 'x' }, { file_path: 'c.txt', content: 'x', y: nestObj(200) }]) {
+    const s = await createSession({
+      workspace: { kind: 'memory' },
+      hooks: [{ id: 'h', event: 'pre_tool_use', matcher: { tool: 'write' }, handler: () => ({ action: 'continue', modified }) }],
+    });
+    const r = await s.tool('write', { file_path: 'c.txt', content: 'y' });
+    assert.equal(r.exitCode, 1, r.output);
+    assert.equal(JSON.parse(r.errorKindJson).type, 'hook_denied', r.errorKindJson);
+    assert.match(r.output, /not JSON data|cannot cross into Go intact/);
+    assert.deepEqual(await s.glob('**'), []);
+    await s.close();
+  }
+});
+
+// Unicode normalisation (finding 10c): the resolver puts every path in NFC
+// and the session puts rules in NFC, so `deny read(path:café/**)` covers
+// the decomposed spelling "cafe\u0301" (and a rule written decomposed
+// covers the composed one), and the two spellings are one file.
+const NFC = 'café';
+const NFD = 'cafe\u0301';
+for (const [ruleForm, rule] of [['NFC', NFC], ['NFD', NFD]]) {
+  for (const [pathForm, path] of [['NFC', NFC], ['NFD', NFD]]) {
+    test(`deny read(path:${ruleForm}/**) covers the ${pathForm} path`, async () => {
+      const s = await createSession({
+        workspace: { kind: 'memory', files: { [`${NFC}/secret.txt`]: 's3cret\n', 'open.txt': 'x\n' } },
+        permissionPolicy: { deny: [`read(path:${rule}/**)`, `write(path:${rule}/**)`, `grep(path:${rule}/**)`], allow: ['*'] },
+      });
+      for (const [tool, args] of [
+        ['read', { file_path: `${path}/secret.txt` }],
+        ['read', { files: [{ path: 'open.txt' }, { path: `${path}/secret.txt` }] }],
+        ['write', { file_path: `${path}/new.txt`, content: 'x' }],
+        ['grep', { pattern: 's3c.et', path }],
+      ]) {
+        const r = await s.governedTool(tool, args);
+        assert.equal(r.exitCode, 1, `${tool} ${JSON.stringify(args)}: ${r.output}`);
+        assert.equal(JSON.parse(r.errorKindJson).type, 'hook_denied');
+        assert.doesNotMatch(r.output, /s3cret/);
+      }
+      const g = await s.governedTool('grep', { pattern: 's3c.et' });
+      assert.doesNotMatch(g.output, /secret\.txt|s3cret/, 'a whole-tree search skips the denied file');
+      await s.close();
+    });
+  }
+}
+
+test('the two spellings of a name are one file, for every tool', async () => {
+  const s = await createSession({ workspace: { kind: 'memory' } });
+  assert.equal((await s.writeFile(`${NFD}.txt`, 'one\n')).exitCode, 0);
+  assert.equal((await s.tool('edit', { file_path: `${NFC}.txt`, old_string: 'one', new_string: 'two' })).exitCode, 0);
+  assert.deepEqual(await s.glob('**'), [`${NFC}.txt`]);
+  assert.deepEqual(await s.glob(`${NFD}*`), [`${NFC}.txt`]);
+  assert.match(await s.readFile(`${NFD}.txt`), /two/);
+  assert.match((await s.tool('grep', { pattern: 'two', glob: `${NFD}.*` })).output, /café\.txt:1:two/);
+  await s.close();
+});
+
+// Size (finding 10d): a 100 MB write took 13–31 s and over a gigabyte
+// under Node (every layer decoding the content again). One call carries
+// at most 16 MiB (the write tool's own limit, enforced in JS, in Go at the
+// boundary and in the tool); larger files are written in parts.
+const MiB = 1024 * 1024;
+const TOO_BIG = /over the 16777216 bytes \(16 MiB\) one call may carry; write a larger file in parts \(write with mode=append\)|bytes of JSON; the limit is 16777216 bytes \(16 MiB\) per call/;
+const bigCalls = [
+  ['writeFile 100 MB', (s) => s.writeFile('big.txt', 'x'.repeat(100 * MiB))],
+  ['tool write 100 MB', (s) => s.tool('write', { file_path: 'big.txt', content: 'x'.repeat(100 * MiB) })],
+  ['governedTool write 20 MB', (s) => s.governedTool('write', { file_path: 'big.txt', content: 'x'.repeat(20 * MiB) })],
+  ['batch of two 9 MB writes', (s) => s.tool('batch', { invocations: [1, 2].map((i) => ({ tool: 'write', args: { file_path: `b${i}.txt`, content: 'x'.repeat(9 * MiB) } })) })],
+  ['9 M characters, 18 MB of UTF-8', (s) => s.writeFile('big.txt', 'é'.repeat(9 * MiB))],
+  ['patchFile with a 17 MB diff', (s) => s.patchFile('a.txt', '-'.repeat(17 * MiB))],
+];
+for (const [name, call] of bigCalls) {
+  test(`a call over 16 MiB (${name}) is refused at once, nothing written`, { timeout: 60_000 }, async () => {
+    const s = await createSession({ workspace: { kind: 'memory', files: { 'a.txt': ORIGINAL } } });
+    const t0 = performance.now();
+    await rejectsWith(call(s), 'INVALID_CALL', TOO_BIG);
+    const ms = performance.now() - t0;
+    console.log(`  ${name}: refused in ${Math.round(ms)} ms`);
+    assert.ok(ms < 10_000, `refused after ${ms} ms`);
+    assert.deepEqual((await s.glob('**')).sort(), ['a.txt']);
+    await s.close();
+  });
+}
+
+test('a file larger than one call is written in parts with mode=append', { timeout: 120_000 }, async () => {
+  const s = await createSession({ workspace: { kind: 'memory' } });
+  const part = 'abcdefghijklmnop\n'.repeat((8 * MiB) / 17);
+  let size = 0;
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    const r = await s.tool('write', { file_path: 'big.txt', content: part, mode: 'append', expected_offset: size });
+    assert.equal(r.exitCode, 0, r.output);
+    console.log(`  append ${part.length} bytes: ${Math.round(performance.now() - t0)} ms`);
+    size += part.length;
+  }
+  const r = await s.tool('read', { file_path: 'big.txt', offset: 3 * (part.length / 17) - 1, limit: 5 });
+  assert.match(r.output, /abcdefghijklmnop/);
+  assert.equal(JSON.parse(r.metadataJson).range.total_lines, 3 * (part.length / 17));
+  await s.close();
+});

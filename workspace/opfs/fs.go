@@ -85,7 +85,8 @@ func parseLogName(n string) (int, bool) {
 
 // OpenDir opens (or creates) the workspace stored in dir: it replays the
 // newest complete log generation, drops a torn tail left by a crash, and
-// deletes generations a crash left behind.
+// deletes generations a crash left behind. Entries that are not log files
+// are left alone, but a directory named like one is a *BlockedError.
 func OpenDir(ctx context.Context, dir Dir, opts Options) (*FS, error) {
 	if opts.CacheBytes <= 0 {
 		opts.CacheBytes = 64 << 20
@@ -93,13 +94,17 @@ func OpenDir(ctx context.Context, dir Dir, opts Options) (*FS, error) {
 	if opts.CompactBytes <= 0 {
 		opts.CompactBytes = 4 << 20
 	}
-	names, err := dir.List(ctx)
+	entries, err := dir.List(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("opfs: list root: %w", err)
 	}
 	var gens []int
-	for _, n := range names {
-		if g, ok := parseLogName(n); ok {
+	for _, e := range entries {
+		if g, ok := parseLogName(e.Name); ok {
+			if !e.File {
+				// Not the driver's: refuse, before changing anything.
+				return nil, &BlockedError{Entry: e.Name}
+			}
 			gens = append(gens, g)
 		}
 	}

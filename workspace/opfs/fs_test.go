@@ -188,7 +188,7 @@ func TestCompaction(t *testing.T) {
 	want := tree(t, f)
 	f.Close()
 	names, _ := d.List(ctx)
-	if len(names) != 1 || names[0] != logName(st.Generation) {
+	if len(names) != 1 || names[0] != (DirEntry{logName(st.Generation), true}) {
 		t.Fatalf("old generations left behind: %v", names)
 	}
 	g := open(t, d, Options{})
@@ -214,7 +214,7 @@ func TestIncompleteCompactionIsDiscarded(t *testing.T) {
 	}
 	g.Close()
 	names, _ := d.List(ctx)
-	if !slices.Equal(names, []string{logName(gen)}) {
+	if !slices.Equal(names, []DirEntry{{logName(gen), true}}) {
 		t.Fatalf("files = %v, want only %s", names, logName(gen))
 	}
 }

@@ -19,8 +19,9 @@ import (
 // ErrBusy is returned by Open when another tab or worker holds the root.
 var ErrBusy = errors.New("opfs: root is in use by another tab or worker")
 
-// Open opens the workspace stored under root, a slash-separated directory
-// path inside the origin's OPFS (created if missing). It takes the Web
+// Open opens the workspace stored under root, a directory at the top of
+// the origin's OPFS (created if missing); root must pass ValidateRoot,
+// which keeps one root from ever lying inside another. It takes the Web
 // Lock "a3s-code-wasm:opfs:<root>" for the driver's life, so two tabs can
 // never write one root at once: the second Open fails with ErrBusy at once
 // instead of waiting. Close releases the lock; so does closing the tab.
@@ -28,8 +29,7 @@ var ErrBusy = errors.New("opfs: root is in use by another tab or worker")
 // Open needs a dedicated Worker (FileSystemSyncAccessHandle exists only
 // there); the npm package's browser entry runs the wasm in one.
 func Open(ctx context.Context, root string, opts Options) (*FS, error) {
-	segs, err := rootSegments(root)
-	if err != nil {
+	if err := ValidateRoot(root); err != nil {
 		return nil, err
 	}
 	storage := js.Global().Get("navigator").Get("storage")
@@ -39,16 +39,13 @@ func Open(ctx context.Context, root string, opts Options) (*FS, error) {
 	if fh := js.Global().Get("FileSystemFileHandle"); fh.IsUndefined() || fh.Get("prototype").Get("createSyncAccessHandle").Type() != js.TypeFunction {
 		return nil, errors.New("opfs: createSyncAccessHandle is not available here: OPFS workspaces run in a dedicated Worker (the package's browser entry starts one)")
 	}
-	release, err := lockRoot(ctx, strings.Join(segs, "/"))
+	release, err := lockRoot(ctx, root)
 	if err != nil {
 		return nil, err
 	}
 	d, err := jsbridge.Await(ctx, storage.Call("getDirectory"))
-	for _, s := range segs {
-		if err != nil {
-			break
-		}
-		d, err = jsbridge.Await(ctx, d.Call("getDirectoryHandle", s, map[string]any{"create": true}))
+	if err == nil {
+		d, err = jsbridge.Await(ctx, d.Call("getDirectoryHandle", root, map[string]any{"create": true}))
 	}
 	if err != nil {
 		release()
@@ -64,22 +61,13 @@ func Open(ctx context.Context, root string, opts Options) (*FS, error) {
 	f, err := OpenDir(ctx, &jsDir{h: d}, opts)
 	if err != nil {
 		release()
+		var be *BlockedError
+		if errors.As(err, &be) {
+			be.Root = root
+		}
 		return nil, err
 	}
 	return f, nil
-}
-
-func rootSegments(root string) ([]string, error) {
-	if root == "" {
-		return nil, errors.New(`opfs: workspace.root is required: a name for this workspace inside the origin's storage, such as "my-project"`)
-	}
-	segs := strings.Split(strings.Trim(root, "/"), "/")
-	for _, s := range segs {
-		if s == "" || s == "." || s == ".." || strings.ContainsAny(s, "\\\x00") {
-			return nil, fmt.Errorf("opfs: workspace.root %q: each part must be a plain name (no empty, \".\", \"..\" or backslash parts)", root)
-		}
-	}
-	return segs, nil
 }
 
 // lockRoot holds an exclusive Web Lock on root until the returned release
@@ -137,9 +125,9 @@ func lockRoot(ctx context.Context, root string) (func(), error) {
 
 type jsDir struct{ h js.Value }
 
-func (d *jsDir) List(ctx context.Context) ([]string, error) {
-	it := d.h.Call("keys")
-	var out []string
+func (d *jsDir) List(ctx context.Context) ([]DirEntry, error) {
+	it := d.h.Call("values")
+	var out []DirEntry
 	for {
 		r, err := jsbridge.Await(ctx, it.Call("next"))
 		if err != nil {
@@ -148,7 +136,8 @@ func (d *jsDir) List(ctx context.Context) ([]string, error) {
 		if r.Get("done").Truthy() {
 			return out, nil
 		}
-		out = append(out, r.Get("value").String())
+		h := r.Get("value")
+		out = append(out, DirEntry{Name: h.Get("name").String(), File: h.Get("kind").String() == "file"})
 	}
 }
 
@@ -170,11 +159,11 @@ func (d *jsDir) Open(ctx context.Context, name string, create bool) (File, error
 // Remove deletes name if it is there. Presence is checked by listing, not
 // by matching the text of a NotFoundError (which crosses as a message).
 func (d *jsDir) Remove(ctx context.Context, name string) error {
-	names, err := d.List(ctx)
+	entries, err := d.List(ctx)
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(names, name) {
+	if !slices.ContainsFunc(entries, func(e DirEntry) bool { return e.Name == name }) {
 		return nil
 	}
 	_, err = jsbridge.Await(ctx, d.h.Call("removeEntry", name))

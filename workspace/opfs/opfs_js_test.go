@@ -8,10 +8,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
+	"strings"
 	"syscall/js"
 	"testing"
 	"time"
 
+	"github.com/a3s-lab/code-wasm/internal/jsbridge"
 	"github.com/a3s-lab/code-wasm/workspace"
 	"github.com/a3s-lab/code-wasm/workspace/workspacetest"
 )
@@ -96,6 +99,154 @@ func TestOPFSBadRoots(t *testing.T) {
 			}
 		})
 	}
+}
+
+// opfsDir returns the handle of a directory path in the origin's OPFS,
+// creating it with create.
+func opfsDir(t *testing.T, create bool, path ...string) js.Value {
+	t.Helper()
+	ctx := context.Background()
+	d, err := jsbridge.Await(ctx, js.Global().Get("navigator").Get("storage").Call("getDirectory"))
+	for _, p := range path {
+		if err != nil {
+			break
+		}
+		d, err = jsbridge.Await(ctx, d.Call("getDirectoryHandle", p, map[string]any{"create": create}))
+	}
+	if err != nil {
+		t.Fatalf("OPFS directory %v: %v", path, err)
+	}
+	return d
+}
+
+// names lists a directory's entries as name/kind.
+func names(t *testing.T, d js.Value) []string {
+	t.Helper()
+	es, err := (&jsDir{h: d}).List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range es {
+		k := "dir"
+		if e.File {
+			k = "file"
+		}
+		out = append(out, e.Name+"/"+k)
+	}
+	return out
+}
+
+// A root nested in another's storage, or named like the driver's files,
+// is refused before anything is created or locked; the parent, holding a
+// session at the time, is untouched and opens again after.
+func TestOPFSNestedRootRefused(t *testing.T) {
+	needOPFS(t)
+	ctx := context.Background()
+	parent := freshRoot(t)
+	f, err := Open(ctx, parent, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteFile(ctx, "x.txt", []byte("kept"), ""); err != nil {
+		t.Fatal(err)
+	}
+	top := names(t, opfsDir(t, false))
+	for _, root := range []string{parent + "/log-99.a3s", parent + "/sub", parent + "/log-1.a3s/deeper", `victim\log-99.a3s`, "log-99.a3s", parent + ".a3s"} {
+		if _, err := Open(ctx, root, Options{}); err == nil || !strings.Contains(err.Error(), "workspace.root") {
+			t.Errorf("Open(%q): %v; want the root name refused", root, err)
+		}
+	}
+	if got := names(t, opfsDir(t, false, parent)); !slices.Equal(got, []string{"log-1.a3s/file"}) {
+		t.Fatalf("the parent's storage holds %v after the refused opens", got)
+	}
+	if got := names(t, opfsDir(t, false)); !slices.Equal(got, top) {
+		t.Fatalf("OPFS top level %v, was %v", got, top)
+	}
+	f.Close()
+	g, err := Open(ctx, parent, Options{})
+	if err != nil {
+		t.Fatalf("reopen the parent: %v", err)
+	}
+	defer g.Close()
+	if got := read(t, g, "x.txt"); got != "kept" {
+		t.Fatalf("x.txt = %q", got)
+	}
+}
+
+// A root whose storage holds a directory named like a log generation (what
+// a nested root of an older version left) refuses to open with an error
+// naming the root and the entry and saying how to remove it, and changes
+// nothing; after that removal the root opens with its files. Any other
+// subdirectory is left alone.
+func TestOPFSBlockedRoot(t *testing.T) {
+	needOPFS(t)
+	ctx := context.Background()
+	for _, c := range []struct {
+		name, entry string
+		nestedLog   bool // the blocking directory holds a log, as a nested root's did
+	}{
+		{"nested root named like a newer generation", "log-99.a3s", true},
+		{"named like the next generation, empty", "log-2.a3s", false},
+		{"named like the current generation, spelt log-0001.a3s", "log-0001.a3s", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := freshRoot(t)
+			f, err := Open(ctx, root, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.WriteFile(ctx, "x.txt", []byte("kept"), ""); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			blocker := opfsDir(t, true, root, c.entry)
+			if c.nestedLog {
+				if _, err := jsbridge.Await(ctx, blocker.Call("getFileHandle", "log-1.a3s", map[string]any{"create": true})); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := names(t, opfsDir(t, false, root))
+			_, err = Open(ctx, root, Options{})
+			var be *BlockedError
+			if !errors.As(err, &be) || be.Root != root || be.Entry != c.entry {
+				t.Fatalf("Open: %v; want a BlockedError naming %q in %q", err, c.entry, root)
+			}
+			for _, want := range []string{fmt.Sprintf("root %q cannot be opened", root), fmt.Sprintf("directory %q", c.entry), "nothing was changed", "removeEntry"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("the error does not say %q: %v", want, err)
+				}
+			}
+			if after := names(t, opfsDir(t, false, root)); !slices.Equal(after, before) {
+				t.Fatalf("a refused Open changed the root: %v, was %v", after, before)
+			}
+			// The lock was released: the recovery the error names, then Open.
+			if _, err := jsbridge.Await(ctx, opfsDir(t, false, root).Call("removeEntry", c.entry, map[string]any{"recursive": true})); err != nil {
+				t.Fatal(err)
+			}
+			g, err := Open(ctx, root, Options{})
+			if err != nil {
+				t.Fatalf("Open after removing %s: %v", c.entry, err)
+			}
+			defer g.Close()
+			if got := read(t, g, "x.txt"); got != "kept" {
+				t.Fatalf("x.txt = %q", got)
+			}
+		})
+	}
+	t.Run("any other subdirectory is left alone", func(t *testing.T) {
+		root := freshRoot(t)
+		opfsDir(t, true, root, "sub")
+		opfsDir(t, true, root, "log-x.a3s")
+		f, err := Open(ctx, root, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if got := names(t, opfsDir(t, false, root)); !slices.Contains(got, "sub/dir") || !slices.Contains(got, "log-x.a3s/dir") {
+			t.Fatalf("root holds %v", got)
+		}
+	})
 }
 
 // BenchmarkOPFS2000 measures the driver alone on real OPFS, one op = 2,000

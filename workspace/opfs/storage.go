@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -21,10 +22,17 @@ type File interface {
 	Close() error
 }
 
+// DirEntry is one entry of a Dir.
+type DirEntry struct {
+	Name string
+	File bool // a file (else a directory)
+}
+
 // Dir is the directory holding a root's log generations.
 type Dir interface {
-	// List returns the names of the files in the directory.
-	List(ctx context.Context) ([]string, error)
+	// List returns the directory's entries: its files, and anything else
+	// in it (a subdirectory) with File unset.
+	List(ctx context.Context) ([]DirEntry, error)
 	// Open opens a file, creating it when create is set; fs.ErrNotExist if
 	// it is missing and create is not set.
 	Open(ctx context.Context, name string, create bool) (File, error)
@@ -37,6 +45,7 @@ type Dir interface {
 type MemDir struct {
 	mu    sync.Mutex
 	files map[string]*memData
+	dirs  map[string]bool // subdirectories (Mkdir): listed, never opened
 }
 
 type memData struct {
@@ -49,22 +58,39 @@ type memData struct {
 func NewMemDir() *MemDir { return &MemDir{files: map[string]*memData{}} }
 
 // List implements Dir.
-func (d *MemDir) List(ctx context.Context) ([]string, error) {
+func (d *MemDir) List(ctx context.Context) ([]DirEntry, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	out := make([]string, 0, len(d.files))
+	out := make([]DirEntry, 0, len(d.files)+len(d.dirs))
 	for n := range d.files {
-		out = append(out, n)
+		out = append(out, DirEntry{Name: n, File: true})
 	}
-	slices.Sort(out)
+	for n := range d.dirs {
+		out = append(out, DirEntry{Name: n})
+	}
+	slices.SortFunc(out, func(a, b DirEntry) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
 }
 
+// Mkdir adds a subdirectory, as something other than the driver could
+// leave in a root's directory.
+func (d *MemDir) Mkdir(name string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.dirs == nil {
+		d.dirs = map[string]bool{}
+	}
+	d.dirs[name] = true
+}
+
 // Open implements Dir. Like a sync access handle, a file can be open only
-// once at a time.
+// once at a time; a subdirectory cannot be opened (OPFS: TypeMismatchError).
 func (d *MemDir) Open(ctx context.Context, name string, create bool) (File, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.dirs[name] {
+		return nil, fmt.Errorf("%s is a directory", name)
+	}
 	m, ok := d.files[name]
 	if !ok {
 		if !create {
@@ -82,10 +108,15 @@ func (d *MemDir) Open(ctx context.Context, name string, create bool) (File, erro
 	return &memFile{m: m}, nil
 }
 
-// Remove implements Dir.
+// Remove implements Dir. A subdirectory is not removed (OPFS refuses a
+// non-empty one without the recursive option, which the driver never
+// passes).
 func (d *MemDir) Remove(ctx context.Context, name string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.dirs[name] {
+		return fmt.Errorf("%s is a directory", name)
+	}
 	delete(d.files, name)
 	return nil
 }
