@@ -1,5 +1,6 @@
 // The dedicated Web Worker of the browser `program` host (ptc-browser.mjs):
-// runs one script on ptc-quickjs.mjs and relays its messages.
+// waits for {t:'start'}, runs that one script on ptc-quickjs.mjs and relays
+// its messages.
 import { runProgram } from './ptc-quickjs.mjs';
 
 // Blink gives a worker's V8 about 500 KB of stack, and a QuickJS frame

@@ -42,15 +42,51 @@ export function checkSource(source) {
 }
 
 // makePtcHostKinds builds the ptc.* host kinds (PROTOCOL.md §4) over a
-// worker spawner: spawn(init, on) starts a worker running ptc-quickjs.mjs
+// worker factory: newWorker(events) starts a worker that loads
+// ptc-quickjs.mjs and waits, and returns {post(msg), terminate(), ref()};
+// events.message(m) and events.error(message) are called as they happen.
+// Each run takes a fresh worker and posts it {t:'start', init, wasmModule}
 // with init = {name, source, inputs (JSON text), methods, tools} and the
-// limits of startLimits, and returns {post(msg), terminate()}, calling
-// on.message(m) and on.error(message) as they happen. The worker posts
-// {t:'call', id, method, args}, {t:'violation', message} and {t:'done',
-// ok, value | error}; it receives {t:'reply', id, ok, value | error}.
-export function makePtcHostKinds(spawn, runtime) {
+// limits of startLimits. The worker posts {t:'call', id, method, args},
+// {t:'violation', message}, {t:'done', ok, value | error} and, once,
+// {t:'module', module} (the compiled QuickJS wasm, handed to every later
+// worker); it receives {t:'reply', id, ok, value | error}.
+//
+// One spare worker is started when a run ends, so the next program does
+// not wait for a worker to boot and load QuickJS: a worker still runs one
+// script only, and no script has run in the spare.
+export function makePtcHostKinds(newWorker, runtime) {
   const runs = new Map();
   let next = 0;
+  let wasmModule = null;
+  let spare = null;
+  const start = () => {
+    const w = { on: null, failed: null };
+    w.handle = newWorker({
+      message: (m) => {
+        if (m && m.t === 'module') wasmModule ??= m.module;
+        else w.on?.message(m);
+      },
+      error: (message) => {
+        w.failed ??= String(message);
+        w.on?.error(message);
+      },
+    });
+    return w;
+  };
+  const spawn = (init, on) => {
+    let w = spare;
+    spare = null;
+    if (!w || w.failed) {
+      w?.handle.terminate();
+      w = start();
+    }
+    w.on = on;
+    w.handle.ref();
+    w.handle.post({ t: 'start', init, wasmModule });
+    return w.handle;
+  };
+  const refill = () => { spare ??= start(); };
   class Run {
     constructor(p) {
       checkSource(String(p.source));
@@ -103,6 +139,7 @@ export function makePtcHostKinds(spawn, runtime) {
       clearTimeout(this.timer);
       if (!this.done) this.done = { ok: false, error: { message: 'the program was stopped', line: 0 } };
       this.notify();
+      refill();
       return this.w.terminate();
     }
   }

@@ -13,26 +13,26 @@ import { makePtcHostKinds } from './ptc-host.mjs';
 // holds QuickJS's 512 KiB on every path measured.
 const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32, codeRangeSizeMb: 16, stackSizeMb: 32 };
 
-// The QuickJS wasm compiled by the first worker, handed to the next ones.
-let wasmModule = null;
-
 // nodePtcHostKinds returns the PTC handlers for makeCreateSession's
 // hostKinds (one table per process; runs are keyed by id).
 export function nodePtcHostKinds() {
-  return makePtcHostKinds((init, on) => {
+  return makePtcHostKinds((events) => {
     const w = new Worker(new URL('./ptc-node-worker.mjs', import.meta.url), {
-      env: {}, argv: [], execArgv: [], stdout: true, stderr: true,
-      resourceLimits: RESOURCE_LIMITS, workerData: { init, wasmModule },
+      env: {}, argv: [], execArgv: [], stdout: true, stderr: true, resourceLimits: RESOURCE_LIMITS,
     });
-    w.stdout.resume();
-    w.stderr.resume();
-    w.on('message', (m) => {
-      if (m && m.t === 'module') wasmModule ??= m.module;
-      else on.message(m);
-    });
-    w.on('error', (e) => on.error(e && e.code === 'ERR_WORKER_OUT_OF_MEMORY'
+    // A waiting spare does not keep the process alive: it is unref'd, and
+    // its messages and output streams are taken only once it runs a
+    // program (either would hold the event loop).
+    w.unref();
+    w.on('error', (e) => events.error(e && e.code === 'ERR_WORKER_OUT_OF_MEMORY'
       ? 'RangeError: the program worker ran out of memory' : String(e && e.message ? e.message : e)));
-    w.on('exit', (code) => on.error(`the program worker exited (code ${code})`));
-    return { post: (m) => w.postMessage(m), terminate: () => w.terminate() };
+    w.on('exit', (code) => events.error(`the program worker exited (code ${code})`));
+    const ref = () => {
+      w.ref();
+      w.on('message', events.message);
+      w.stdout.resume();
+      w.stderr.resume();
+    };
+    return { post: (m) => w.postMessage(m), terminate: () => w.terminate(), ref };
   }, 'quickjs-node-worker');
 }

@@ -194,6 +194,15 @@ function utf8Length(s) {
   return n;
 }
 
+// The wasm's whole memory is capped at its initial 16 MiB (code data, C
+// stack, the runtime) plus memoryBytes: QuickJS's own memory limit counts
+// every allocation as 8 bytes in this build (quickjs-ng has no
+// malloc_usable_size under Emscripten), so it stops one huge allocation
+// but not many 1 MiB ones. At the cap malloc fails and QuickJS throws its
+// out-of-memory error, which the script may catch.
+const PAGE = 65536;
+const IMAGE_BYTES = 16 << 20;
+
 // loadQuickJS instantiates the QuickJS wasm: from wasmModule when the
 // spawner passes one it got from an earlier worker, else by the variant's
 // own loader, whose compiled module is returned too so the spawner can
@@ -202,9 +211,9 @@ function utf8Length(s) {
 // newQuickJSWASMModuleFromVariant does, from static imports: bundlers
 // build module workers as one chunk by default (Vite's worker.format
 // "iife"), which the variant's dynamic imports would forbid.
-async function loadQuickJS(wasmModule) {
+async function loadQuickJS(wasmModule, wasmMemory) {
   const W = WebAssembly;
-  const arg = {};
+  const arg = { wasmMemory };
   let compiled = null;
   const orig = { instantiate: W.instantiate, instantiateStreaming: W.instantiateStreaming };
   if (wasmModule) {
@@ -239,11 +248,21 @@ export async function runProgram(init, post, { stackBytes, wasmModule } = {}) {
     closed = true;
     post(msg);
   };
-  const fail = (message, line = 0) => end({ t: 'done', ok: false, error: { message: String(message), line } });
+  // A failure after the wasm memory reached its cap says so: under memory
+  // pressure QuickJS may have no room left even for the error it throws
+  // (the script then sees null).
+  let memory = null, maxPages = 0;
+  const fail = (message, line = 0) => {
+    const exhausted = memory && memory.buffer.byteLength >= (maxPages - 16) * PAGE;
+    const text = exhausted ? `${message} (the program ran out of memory: memoryBytes=${lim.memoryBytes})` : String(message);
+    end({ t: 'done', ok: false, error: { message: text, line } });
+  };
 
+  maxPages = Math.ceil((IMAGE_BYTES + lim.memoryBytes) / PAGE);
+  memory = new WebAssembly.Memory({ initial: IMAGE_BYTES / PAGE, maximum: maxPages });
   let QuickJS, compiled;
   try {
-    ({ QuickJS, compiled } = await loadQuickJS(wasmModule));
+    ({ QuickJS, compiled } = await loadQuickJS(wasmModule, memory));
   } catch (e) {
     fail(`the program engine failed to load: ${e?.message ?? e}`);
     return () => {};
@@ -257,11 +276,13 @@ export async function runProgram(init, post, { stackBytes, wasmModule } = {}) {
 
   // Calls waiting for a free in-flight slot, in order.
   const queue = [];
-  let inFlight = 0;
+  let inFlight = 0, queued = 0;
   const pump = () => {
     while (inFlight < lim.maxInFlight && queue.length) {
       inFlight++;
-      post(queue.shift());
+      const c = queue.shift();
+      queued -= c.args.length;
+      post(c);
     }
   };
   let nextId = 0;
@@ -270,8 +291,14 @@ export async function runProgram(init, post, { stackBytes, wasmModule } = {}) {
     const m = vm.getString(method), args = vm.getString(json);
     const n = args.length * 3 > lim.maxResultBytes ? utf8Length(args) : 0;
     if (n > lim.maxResultBytes) return vm.newString(`the arguments of ctx.${m} are ${n} bytes of JSON; the limit is ${lim.maxResultBytes}`);
+    // Calls waiting here hold their arguments outside QuickJS: together
+    // they may not exceed the program's memory either.
+    if (queue.length && queued + args.length > lim.memoryBytes) {
+      return vm.newString(`ctx.${m} refused: ${queue.length} ctx calls already wait with ${queued} bytes of arguments; the limit is memoryBytes=${lim.memoryBytes}`);
+    }
     const id = ++nextId;
     queue.push({ t: 'call', id, method: m, args });
+    queued += args.length;
     pump();
     return vm.newNumber(id);
   });
