@@ -248,18 +248,24 @@ export async function runProgram(init, post, { stackBytes, wasmModule } = {}) {
     closed = true;
     post(msg);
   };
+  const maxPages = Math.ceil((IMAGE_BYTES + lim.memoryBytes) / PAGE);
+  const memory = new WebAssembly.Memory({ initial: IMAGE_BYTES / PAGE, maximum: maxPages });
   // A failure after the wasm memory reached its cap says so: under memory
   // pressure QuickJS may have no room left even for the error it throws
   // (the script then sees null).
-  let memory = null, maxPages = 0;
   const fail = (message, line = 0) => {
-    const exhausted = memory && memory.buffer.byteLength >= (maxPages - 16) * PAGE;
+    const exhausted = memory.buffer.byteLength >= (maxPages - 16) * PAGE;
     const text = exhausted ? `${message} (the program ran out of memory: memoryBytes=${lim.memoryBytes})` : String(message);
     end({ t: 'done', ok: false, error: { message: text, line } });
   };
+  // failWith reports an exception the prelude could not word (one thrown
+  // by the prelude itself, or out of a job); an interrupt is the deadline.
+  const failWith = (h) => {
+    const text = describeRaw(vm, h);
+    h.dispose();
+    fail(/interrupted/.test(text) ? `the program was stopped at its deadline (${lim.timeoutMs} ms)` : text);
+  };
 
-  maxPages = Math.ceil((IMAGE_BYTES + lim.memoryBytes) / PAGE);
-  memory = new WebAssembly.Memory({ initial: IMAGE_BYTES / PAGE, maximum: maxPages });
   let QuickJS, compiled;
   try {
     ({ QuickJS, compiled } = await loadQuickJS(wasmModule, memory));
@@ -336,26 +342,22 @@ export async function runProgram(init, post, { stackBytes, wasmModule } = {}) {
   let kit = null;
   const unwrap = (r) => {
     if (!r.error) return r.value;
-    if (kit) {
-      const f = vm.getProp(kit, 'fail');
-      const r2 = vm.callFunction(f, vm.undefined, r.error);
-      f.dispose();
-      if (r2.error) { fail(describeRaw(vm, r2.error)); r2.error.dispose(); } else r2.value.dispose();
-    } else {
-      fail(describeRaw(vm, r.error));
+    if (!kit) {
+      failWith(r.error);
+      return undefined;
     }
+    const f = vm.getProp(kit, 'fail');
+    const r2 = vm.callFunction(f, vm.undefined, r.error);
+    f.dispose();
     r.error.dispose();
+    if (r2.error) failWith(r2.error);
+    else r2.value.dispose();
     return undefined;
   };
   const jobs = () => {
     while (!closed && !broken && rt.hasPendingJob()) {
       const r = rt.executePendingJobs(1024);
-      if (r.error) {
-        // An interrupt (deadline) or an exception no promise caught.
-        const text = describeRaw(vm, r.error);
-        r.error.dispose();
-        fail(/interrupted/.test(text) ? `the program was stopped at its deadline (${lim.timeoutMs} ms)` : text);
-      }
+      if (r.error) failWith(r.error); // an interrupt, or an exception no promise caught
     }
   };
 
@@ -369,7 +371,7 @@ export async function runProgram(init, post, { stackBytes, wasmModule } = {}) {
     const made = vm.callFunction(fn, vm.undefined, ...args);
     fn.dispose();
     args.forEach((h) => h.dispose());
-    if (made.error) { fail(`the program engine failed to start: ${describeRaw(vm, made.error)}`); made.error.dispose(); return; }
+    if (made.error) { failWith(made.error); return; }
     kit = made.value;
     // The script's top-level statements run now, in the locked realm.
     const top = vm.evalCode(String(init.source), String(init.name));
@@ -403,8 +405,7 @@ export async function runProgram(init, post, { stackBytes, wasmModule } = {}) {
   };
 }
 
-// describeRaw words an exception the prelude could not (one thrown by the
-// prelude itself, or out of a job): "Name: message".
+// describeRaw words an exception handle as "Name: message".
 function describeRaw(vm, h) {
   try {
     const d = vm.dump(h);
