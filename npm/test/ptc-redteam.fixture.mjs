@@ -1,8 +1,12 @@
 // The PTC red-team pack: escape attempts every engine must contain. Plain JSON after
 // `export default` so Go (ptc/enginetest) reads the same file. Each script returns
 // 'contained' when nothing escaped; expect: contained (exit 0, result 'contained'),
-// fails (exit != 0), bounded (any outcome). Always: no 'escaped' in the output, pwned.txt
-// never written, the next program starts from clean intrinsics.
+// fails (exit != 0), bounded (any outcome, within the timeout). Always: no 'escaped'
+// in the output, pwned.txt never written, the next program starts from clean
+// intrinsics. engines, when present, limits an attempt to some of "native", "node",
+// "browser"; every attempt here holds on all three (QuickJS everywhere). The
+// realm_*, mem_*, ctx_concurrent_*, flood_*, result_* and args_* attempts are
+// issue 11's findings 1, 5 and 7 with their variants.
 export default [
  {
   "name": "net_fetch",
@@ -1087,18 +1091,18 @@ export default [
   "note": "finding 7: measured after toJSON"
  },
  {
-  "name": "args_2mb_refused_before_crossing",
+  "name": "args_over_limit_refused_before_crossing",
   "category": "flood",
   "expect": "contained",
   "allowWrite": true,
   "source": [
    "async function run(ctx) {",
-   "  const big = 'x'.repeat(2 << 20);",
+   "  const big = 'x'.repeat((1 << 20) + 1);",
    "  const want = /^the arguments of ctx\\.(readFile|tool) are \\d+ bytes of JSON; the limit is 1048576$/;",
    "  const tries = [() => ctx.readFile(big), () => ctx.tool('write', { file_path: 'pwned.txt', content: big })];",
-   "  for (let i = 0; i < 3; i++) {",
+   "  for (let i = 0; i < 2; i++) {",
    "    for (const t of tries) {",
-   "      try { await t(); return 'escaped: a 2 MiB argument crossed'; } catch (e) {",
+   "      try { await t(); return 'escaped: an argument over the limit crossed'; } catch (e) {",
    "        if (!(e instanceof Error) || !want.test(e.message)) return 'escaped: unclear refusal ' + String(e).slice(0, 120);",
    "      }",
    "    }",
