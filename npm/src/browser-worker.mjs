@@ -13,7 +13,8 @@ import { loadApi } from './loader.mjs';
 import { getModule } from './browser-wasm.mjs';
 
 // Host kinds answered here, inside the worker, instead of on the page
-// (e.g. a PTC executor: 'ptc.run'). Everything else goes to the page.
+// (none today: the page answers the ptc.* kinds and spawns the program
+// workers). Everything else goes to the page.
 const workerHostKinds = {};
 
 const STATE_METHODS = ['toolNames', 'toolDefinitions', 'activeTools', 'pendingConfirmations', 'isClosed'];
