@@ -139,8 +139,9 @@ export function makePtcHostKinds(newWorker, runtime) {
       clearTimeout(this.timer);
       if (!this.done) this.done = { ok: false, error: { message: 'the program was stopped', line: 0 } };
       this.notify();
-      refill();
-      return this.w.terminate();
+      const ended = this.w.terminate();
+      try { refill(); } catch (_) { /* no spare: the next run starts its own worker, and says why if it cannot */ }
+      return ended;
     }
   }
   const get = (p) => {

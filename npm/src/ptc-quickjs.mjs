@@ -8,9 +8,10 @@
 // - the realm holds ECMAScript globals only, `ctx` and the script: nothing
 //   of the host exists in it but three bridge functions kept in the
 //   prelude's closure (code generation from strings is tamed there too);
-// - every allocation of the script (objects, strings, ArrayBuffer) goes
-//   through QuickJS's malloc, bounded by memoryBytes; QuickJS has no
-//   WebAssembly object;
+// - every allocation of the script (objects, strings, ArrayBuffer) is in
+//   the wasm memory, capped at memoryBytes beyond the engine's image (at
+//   the cap QuickJS throws a catchable out-of-memory error); QuickJS has
+//   no WebAssembly object;
 // - the QuickJS stack is bounded (stackBytes), an interrupt handler stops
 //   the script at its deadline, and any fault of the wasm itself ends the
 //   program (the worker is discarded, nothing else is touched);
