@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/a3s-lab/code-wasm/ptc"
 	"github.com/a3s-lab/code-wasm/ptc/enginetest"
@@ -112,15 +113,17 @@ func stdioHost(t *testing.T, script string) ptc.HostFunc {
 	}
 }
 
-// warm runs one trivial program on e: the first program of a host
-// compiles QuickJS's wasm, which the red-team pack's 1 s timeouts are not
-// meant to cover.
+// warm runs a trivial program on e and gives the spare worker the host
+// starts after it time to boot: the first program of a host compiles
+// QuickJS's wasm and the next one may wait for a worker, neither of which
+// the red-team pack's 1 s timeouts are meant to cover.
 func warm(t *testing.T, e ptc.Engine) ptc.Engine {
 	t.Helper()
 	h := enginetest.NewHarness(t, e, nil)
 	if res := h.Program(t, map[string]any{"source": "async function run() { return 1 }"}); res.ExitCode != 0 {
 		t.Fatalf("warm-up program: %s", res.Output)
 	}
+	time.Sleep(time.Second)
 	return e
 }
 

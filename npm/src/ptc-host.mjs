@@ -52,9 +52,9 @@ export function checkSource(source) {
 // {t:'module', module} (the compiled QuickJS wasm, handed to every later
 // worker); it receives {t:'reply', id, ok, value | error}.
 //
-// One spare worker is started when a run ends, so the next program does
-// not wait for a worker to boot and load QuickJS: a worker still runs one
-// script only, and no script has run in the spare.
+// When a run takes its worker, a spare one is started, so the next
+// program does not wait for a worker to boot and load QuickJS: a worker
+// still runs one script only, and no script has run in the spare.
 export function makePtcHostKinds(newWorker, runtime) {
   const runs = new Map();
   let next = 0;
@@ -84,9 +84,10 @@ export function makePtcHostKinds(newWorker, runtime) {
     w.on = on;
     w.handle.ref();
     w.handle.post({ t: 'start', init, wasmModule });
+    // The next program's worker boots while this one runs.
+    try { spare = start(); } catch (_) { /* none: the next run starts its own worker, and says why if it cannot */ }
     return w.handle;
   };
-  const refill = () => { spare ??= start(); };
   class Run {
     constructor(p) {
       checkSource(String(p.source));
@@ -139,9 +140,7 @@ export function makePtcHostKinds(newWorker, runtime) {
       clearTimeout(this.timer);
       if (!this.done) this.done = { ok: false, error: { message: 'the program was stopped', line: 0 } };
       this.notify();
-      const ended = this.w.terminate();
-      try { refill(); } catch (_) { /* no spare: the next run starts its own worker, and says why if it cannot */ }
-      return ended;
+      return this.w.terminate();
     }
   }
   const get = (p) => {
