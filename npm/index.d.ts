@@ -382,7 +382,10 @@ export interface Session {
    */
   getArtifact(uri: string, opts?: CallOptions): Promise<Artifact | null>;
 
-  /** `program`: runs a PTC script (`async function run(ctx, inputs)`) on the host's JS engine. */
+  /**
+   * `program`: runs a PTC script (`async function run(ctx, inputs)`) in QuickJS (WebAssembly) in a fresh
+   * worker; metadata.program.runtime is "quickjs-node-worker" or "quickjs-web-worker".
+   */
   program(options: ProgramOptions, opts?: CallOptions): Promise<ToolResult>;
 
   events(): EventStream;

@@ -13,7 +13,8 @@ import { loadApi } from './loader.mjs';
 import { getModule } from './browser-wasm.mjs';
 
 // Host kinds answered here, inside the worker, instead of on the page
-// (e.g. a PTC executor: 'ptc.run'). Everything else goes to the page.
+// (none today: the page answers the ptc.* kinds and spawns the program
+// workers). Everything else goes to the page.
 const workerHostKinds = {};
 
 const STATE_METHODS = ['toolNames', 'toolDefinitions', 'activeTools', 'pendingConfirmations', 'isClosed'];
@@ -96,14 +97,22 @@ function hostFor(session) {
   return (kind, payloadJSON, signal) => {
     const local = workerHostKinds[kind];
     if (local) return local(payloadJSON, signal);
-    // The page's code is about to run in the middle of a call: give it the
-    // state as of now (activeTools shows the call waiting on it).
-    for (const [handle, s] of sessions) if (s.createId === session) pushState(handle, ON_EVENTS);
     return new Promise((resolve, reject) => {
       const id = ++nextHostId;
       hostWaits.set(id, { resolve, reject });
       signal?.addEventListener('abort', () => post({ op: 'hostAbort', id }), { once: true });
-      post({ op: 'host', id, session, kind, payload: payloadJSON });
+      // Go is inside this call (Go -> JS): reading the session's state now
+      // would call back into Go (callSync) from within it, and with many
+      // host calls at once (a program's concurrent ctx calls) those
+      // re-entries nest until the worker's stack overflows and the Go
+      // runtime dies ("fatal error: panic on system stack"). So the state
+      // is read, and the message posted, once Go has returned to JS: the
+      // page's code still gets the state as of now (activeTools shows the
+      // call waiting on it) before it runs.
+      queueMicrotask(() => {
+        for (const [handle, s] of sessions) if (s.createId === session) pushState(handle, ON_EVENTS);
+        post({ op: 'host', id, session, kind, payload: payloadJSON });
+      });
     });
   };
 }

@@ -1,67 +1,38 @@
-// The Node engine for the `program` tool (PROTOCOL.md "PTC"): each script
-// runs in a fresh worker thread, inside an empty vm context (ECMAScript
-// globals only) with code generation from strings and wasm turned off,
-// 64 MiB of heap, an empty environment, and no objects of the worker's own
-// realm in reach. ctx calls leave as messages and come back as JSON text,
-// parsed inside the sandbox realm. ptc.stop (timeout, cancellation, end
-// of the program) terminates the worker, which pre-empts `for(;;){}` and
-// drops every pending promise of the script.
+// The Node host of the `program` engine (PROTOCOL.md §4 "PTC"): each script
+// runs in QuickJS (ptc-quickjs.mjs) inside a fresh worker thread
+// (ptc-node-worker.mjs) with an empty environment. The worker's own heap is
+// capped as a backstop (the script's memory is QuickJS's, bounded by
+// memoryBytes), and its stack is large enough that QuickJS's 512 KiB stack
+// bound, not V8's, is what a deep recursion meets. ptc.stop (timeout,
+// cancellation, end of the program) terminates the worker.
 import { Worker } from 'node:worker_threads';
-import { PRELUDE, makePtcHostKinds } from './ptc-prelude.mjs';
+import { makePtcHostKinds } from './ptc-host.mjs';
 
-// Runs in the worker thread (CommonJS, strict). Only primitives cross
-// into the sandbox's prelude; the vm context object is never exposed.
-const WORKER_SOURCE = `'use strict';
-const { parentPort, workerData } = require('node:worker_threads');
-const vm = require('node:vm');
-const PRELUDE = ${JSON.stringify(PRELUDE)};
-(function main(d) {
-  const post = (m) => parentPort.postMessage(m);
-  function send(id, method, json) { post({ t: 'call', id: Number(id), method: String(method), args: String(json) }); }
-  function finish(ok, text, line) {
-    post(ok ? { t: 'done', ok: true, value: String(text) } : { t: 'done', ok: false, error: { message: String(text), line: Number(line) || 0 } });
-  }
-  const context = vm.createContext({}, { name: 'ptc', codeGeneration: { strings: false, wasm: false } });
-  const kit = vm.runInContext(PRELUDE, context, { filename: 'ptc-prelude.js' })(send, finish, JSON.stringify(d.methods), JSON.stringify(d.tools), d.name);
-  parentPort.on('message', (m) => { if (m && m.t === 'reply') kit.deliver(Number(m.id), !!m.ok, String(m.ok ? m.value : m.error)); });
-  let script;
-  try {
-    script = new vm.Script(d.source, { filename: d.name });
-  } catch (e) {
-    const m = /:(\\d+)\\n/.exec(String(e.stack));
-    finish(false, 'SyntaxError: ' + e.message, m ? Number(m[1]) : 0);
-    return;
-  }
-  let run;
-  try {
-    script.runInContext(context);
-    run = vm.runInContext('typeof run === "function" ? run : undefined', context);
-  } catch (e) {
-    kit.start(() => { throw e; }, d.inputs);
-    return;
-  }
-  kit.start(run, d.inputs);
-})(workerData);
-`;
-
-// REFERENCE.md §2.13: 64 MiB of VM memory. The stack is V8's (1 MiB here);
-// deep recursion throws a catchable RangeError inside the sandbox.
-const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16, codeRangeSizeMb: 16, stackSizeMb: 1 };
+// stackSizeMb: a QuickJS frame costs V8 several times its own size (up to
+// ~30x in the parser on deeply nested source), so 32 MiB of thread stack
+// holds QuickJS's 512 KiB on every path measured.
+const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 32, codeRangeSizeMb: 16, stackSizeMb: 32 };
 
 // nodePtcHostKinds returns the PTC handlers for makeCreateSession's
 // hostKinds (one table per process; runs are keyed by id).
 export function nodePtcHostKinds() {
-  return makePtcHostKinds((init, on) => {
-    const w = new Worker(WORKER_SOURCE, {
-      eval: true, env: {}, argv: [], execArgv: [], stdout: true, stderr: true,
-      resourceLimits: RESOURCE_LIMITS, workerData: init,
+  return makePtcHostKinds((events) => {
+    const w = new Worker(new URL('./ptc-node-worker.mjs', import.meta.url), {
+      env: {}, argv: [], execArgv: [], stdout: true, stderr: true, resourceLimits: RESOURCE_LIMITS,
     });
-    w.stdout.resume();
-    w.stderr.resume();
-    w.on('message', on.message);
-    w.on('error', (e) => on.error(e && e.code === 'ERR_WORKER_OUT_OF_MEMORY'
-      ? 'RangeError: the program ran out of memory (64 MiB)' : String(e && e.message ? e.message : e)));
-    w.on('exit', (code) => on.error(`the program worker exited (code ${code})`));
-    return { post: (m) => w.postMessage(m), terminate: () => w.terminate() };
-  }, 'node-worker');
+    // A waiting spare does not keep the process alive: it is unref'd, and
+    // its messages and output streams are taken only once it runs a
+    // program (either would hold the event loop).
+    w.unref();
+    w.on('error', (e) => events.error(e && e.code === 'ERR_WORKER_OUT_OF_MEMORY'
+      ? 'RangeError: the program worker ran out of memory' : String(e && e.message ? e.message : e)));
+    w.on('exit', (code) => events.error(`the program worker exited (code ${code})`));
+    const ref = () => {
+      w.ref();
+      w.on('message', events.message);
+      w.stdout.resume();
+      w.stderr.resume();
+    };
+    return { post: (m) => w.postMessage(m), terminate: () => w.terminate(), ref };
+  }, 'quickjs-node-worker');
 }

@@ -1,8 +1,12 @@
 // The PTC red-team pack: escape attempts every engine must contain. Plain JSON after
 // `export default` so Go (ptc/enginetest) reads the same file. Each script returns
 // 'contained' when nothing escaped; expect: contained (exit 0, result 'contained'),
-// fails (exit != 0), bounded (any outcome). Always: no 'escaped' in the output, pwned.txt
-// never written, the next program starts from clean intrinsics.
+// fails (exit != 0), bounded (any outcome, within the timeout). Always: no 'escaped'
+// in the output, pwned.txt never written, the next program starts from clean
+// intrinsics. engines, when present, limits an attempt to some of "native", "node",
+// "browser"; every attempt here holds on all three (QuickJS everywhere). The
+// realm_*, mem_*, ctx_concurrent_*, flood_*, result_* and args_* attempts are
+// issue 11's findings 1, 5 and 7 with their variants.
 export default [
  {
   "name": "net_fetch",
@@ -192,8 +196,8 @@ export default [
    "    'FinalizationRegistry','Float16Array','Float32Array','Float64Array','Function','Int8Array','Int16Array','Int32Array',",
    "    'Iterator','Map','Number','Object','Promise','Proxy','RangeError','ReferenceError','Reflect','RegExp','Set',",
    "    'SharedArrayBuffer','String','Symbol','SyntaxError','TypeError','Uint8Array','Uint8ClampedArray','Uint16Array',",
-   "    'Uint32Array','URIError','WeakMap','WeakRef','WeakSet','JSON','Math','Intl','WebAssembly','SuppressedError',",
-   "    'DisposableStack','AsyncDisposableStack','console','run',",
+   "    'Uint32Array','URIError','WeakMap','WeakRef','WeakSet','JSON','Math','Intl','SuppressedError',",
+   "    'DisposableStack','AsyncDisposableStack','run',",
    "    'constructor','__proto__','__defineGetter__','__defineSetter__','__lookupGetter__','__lookupSetter__',",
    "    'hasOwnProperty','isPrototypeOf','propertyIsEnumerable','toLocaleString','toString','valueOf']);",
    "  const extra = [];",
@@ -409,12 +413,7 @@ export default [
    "  try { let s = 'x'.repeat(1 << 20); for (let i = 0; i < 40; i++) s = s + s; return 'allocated ' + s.length; }",
    "  catch (e) { return 'contained'; }",
    "}"
-  ],
-  "engines": [
-   "node",
-   "browser"
-  ],
-  "note": "goja has no memory cap; the native engine is for trusted Go hosts"
+  ]
  },
  {
   "name": "heap_exhaustion",
@@ -426,10 +425,7 @@ export default [
    "  for (;;) keep.push(new Array(1 << 16).fill(keep.length));",
    "}"
   ],
-  "engines": [
-   "node"
-  ],
-  "note": "needs a per-isolate heap cap: Node's worker resourceLimits (64 MiB); goja and Chromium workers have none, the timeout bounds them"
+  "note": "fails by the memory bound or by the timeout, whichever comes first"
  },
  {
   "name": "huge_buffer",
@@ -439,10 +435,6 @@ export default [
    "async function run(ctx) {",
    "  try { new ArrayBuffer(2 ** 40); return 'allocated 1 TiB'; } catch (e) { return 'contained'; }",
    "}"
-  ],
-  "engines": [
-   "node",
-   "browser"
   ]
  },
  {
@@ -593,5 +585,531 @@ export default [
    "  throw { toString() { for (;;) {} }, get message() { for (;;) {} } };",
    "}"
   ]
+ },
+ {
+  "name": "realm_walk_every_reachable_object",
+  "category": "realm",
+  "expect": "contained",
+  "source": [
+   "async function run(ctx, inputs) {",
+   "  const HOST = ['process', 'require', 'module', 'Buffer', 'global', 'fetch', 'postMessage', 'self', 'window', 'document',",
+   "    'importScripts', 'std', 'os', 'Deno', 'Bun', 'navigator', 'print', 'console', 'setTimeout', 'setInterval',",
+   "    'XMLHttpRequest', 'Web' + 'Socket', 'Worker', 'WebAssembly', 'location', 'indexedDB', 'caches', 'parentPort', 'workerData'];",
+   "  const host = new Set(HOST);",
+   "  const hostly = (o) => {",
+   "    for (let p = o; p !== null; p = Object.getPrototypeOf(p)) {",
+   "      for (const k of Reflect.ownKeys(p)) if (host.has(k) && !(k === 'global' && p === RegExp.prototype)) return String(k);",
+   "    }",
+   "    return '';",
+   "  };",
+   "  const promise = ctx.readFile('a.txt');",
+   "  await promise;",
+   "  const result = await ctx.read('a.txt');",
+   "  let rejected, caught;",
+   "  try { await ctx.readFile('missing.txt'); } catch (e) { rejected = e; }",
+   "  try { null.f(); } catch (e) { caught = e; }",
+   "  const roots = [globalThis, ctx, ctx.tools, result, rejected, caught, promise, inputs];",
+   "  for (const k of Object.keys(ctx)) roots.push(ctx[k]);",
+   "  for (const k of Object.keys(ctx.tools)) roots.push(ctx.tools[k]);",
+   "  const seen = new Set(), queue = roots.slice(), fns = new Set(), leaks = [];",
+   "  while (queue.length && seen.size < 50000) {",
+   "    const o = queue.pop();",
+   "    if ((typeof o !== 'object' && typeof o !== 'function') || o === null || seen.has(o)) continue;",
+   "    seen.add(o);",
+   "    if (typeof o === 'function') fns.add(o);",
+   "    queue.push(Object.getPrototypeOf(o));",
+   "    for (const k of Reflect.ownKeys(o)) {",
+   "      if (host.has(k) && !(k === 'global' && o === RegExp.prototype)) leaks.push(String(k));",
+   "      const d = Object.getOwnPropertyDescriptor(o, k);",
+   "      if (!d) continue;",
+   "      if ('value' in d) queue.push(d.value);",
+   "      else { queue.push(d.get); queue.push(d.set); }",
+   "    }",
+   "  }",
+   "  const makers = new Set([globalThis['ev' + 'al'], Function]);",
+   "  for (const f of fns) {",
+   "    try { makers.add(f.constructor); makers.add(Object.getPrototypeOf(f).constructor); } catch (e) {}",
+   "    if (/Function$|^eval$/.test(f.name)) makers.add(f);",
+   "  }",
+   "  const bodies = ['return this', 'return pro' + 'cess', 'return typeof req' + 'uire === \"function\" ? req' + 'uire : globalThis', 'return (function () { return this })()'];",
+   "  const tryValue = async (v) => {",
+   "    if (typeof v === 'function') { try { v = v(); } catch (e) { return; } }",
+   "    if (v && typeof v.next === 'function') { try { v = v.next().value; } catch (e) { return; } }",
+   "    if (v && typeof v.then === 'function') { try { v = await v; } catch (e) { return; } }",
+   "    if (v && typeof v === 'object' || typeof v === 'function') {",
+   "      const h = hostly(v);",
+   "      if (h) leaks.push('a constructor reached ' + h);",
+   "    }",
+   "  };",
+   "  for (const F of makers) {",
+   "    if (typeof F !== 'function') continue;",
+   "    for (const b of bodies) {",
+   "      for (const make of [() => F(b), () => new F(b), () => Reflect.construct(F, [b])]) {",
+   "        let v;",
+   "        try { v = make(); } catch (e) { continue; }",
+   "        await tryValue(v);",
+   "      }",
+   "    }",
+   "  }",
+   "  return leaks.length === 0 && seen.size > 100 ? 'contained' : 'escaped: ' + (leaks.slice(0, 5).join(', ') || 'walked only ' + seen.size);",
+   "}"
+  ],
+  "note": "issue 11 finding 1: walks globalThis, ctx, its methods, ctx.tools, a result, a rejection, a caught error, the promise of a call and inputs through every prototype, property and accessor, then tries every Function-like constructor found on source that would return the global or a host object"
+ },
+ {
+  "name": "realm_codegen_refused_everywhere",
+  "category": "realm",
+  "expect": "contained",
+  "source": [
+   "async function run(ctx) {",
+   "  const kinds = {",
+   "    'function': function () {}, 'arrow': () => {}, 'async function': async function () {}, 'async arrow': async () => {},",
+   "    'generator': function* () {}, 'async generator': async function* () {}, 'class': class {}, 'method': { m() {} }.m,",
+   "    'getter': Object.getOwnPropertyDescriptor({ get g() { return 1; } }, 'g').get, 'bound': function () {}.bind(null),",
+   "    'native': JSON.parse, 'ctx method': ctx.readFile, 'ctx.tools member': ctx.tools.read, 'promise then': Promise.prototype.then,",
+   "  };",
+   "  const makers = { 'eval': globalThis['ev' + 'al'], 'Function': Function };",
+   "  for (const [k, f] of Object.entries(kinds)) {",
+   "    makers[k + '.constructor'] = f.constructor;",
+   "    makers[k + ' prototype.constructor'] = Object.getPrototypeOf(f).constructor;",
+   "  }",
+   "  const ran = [];",
+   "  for (const [k, F] of Object.entries(makers)) {",
+   "    for (const call of [() => F('return 1'), () => new F('return 1'), () => Reflect.construct(F, ['return 1']), () => Reflect.apply(F, null, ['1'])]) {",
+   "      try {",
+   "        call();",
+   "        ran.push(k);",
+   "      } catch (e) {",
+   "        if (!(e instanceof EvalError) || e.message !== 'code generation from strings is disabled in programs') ran.push(k + ' threw ' + String(e));",
+   "      }",
+   "    }",
+   "  }",
+   "  return ran.length === 0 ? 'contained' : 'escaped: source compiled or unclear refusal via ' + ran.slice(0, 4).join('; ');",
+   "}"
+  ],
+  "note": "finding 1: eval and the constructor of every kind of function (and of its prototype) refuse with EvalError, called, constructed or reflected"
+ },
+ {
+  "name": "realm_ctx_values_of_the_script_realm",
+  "category": "realm",
+  "expect": "contained",
+  "source": [
+   "async function run(ctx, inputs) {",
+   "  const bad = [];",
+   "  const check = (what, cond) => { if (!cond) bad.push(what); };",
+   "  const p = ctx.read('a.txt');",
+   "  check('promise', p instanceof Promise && Object.getPrototypeOf(p) === Promise.prototype && p.constructor === Promise && p.then === Promise.prototype.then);",
+   "  const r = await p;",
+   "  check('result', Object.getPrototypeOf(r) === Object.prototype && r.constructor === Object);",
+   "  check('result.metadata', r.metadata === undefined || Object.getPrototypeOf(r.metadata) === Object.prototype);",
+   "  const t = await ctx.readFile('a.txt');",
+   "  check('text', typeof t === 'string' && t.constructor === String);",
+   "  const list = await ctx.glob('*.txt');",
+   "  check('glob list', Array.isArray(list) && Object.getPrototypeOf(list) === Array.prototype);",
+   "  try { await ctx.readFile('missing.txt'); bad.push('no rejection'); } catch (e) {",
+   "    check('rejection', e instanceof Error && Object.getPrototypeOf(e) === Error.prototype && e.constructor === Error && typeof e.message === 'string');",
+   "  }",
+   "  try { null.f(); } catch (e) { check('engine error', e instanceof TypeError && e.constructor === TypeError); }",
+   "  try { throw { x: 1 }; } catch (e) { check('thrown object', Object.getPrototypeOf(e) === Object.prototype); }",
+   "  check('inputs', Object.getPrototypeOf(inputs) === Object.prototype && Object.getPrototypeOf(inputs.list) === Array.prototype);",
+   "  for (const k of Object.keys(ctx)) if (typeof ctx[k] === 'function') check('ctx.' + k, ctx[k].constructor === Function && Object.getPrototypeOf(ctx[k]) === Function.prototype);",
+   "  for (const k of Object.keys(ctx.tools)) check('ctx.tools.' + k, ctx.tools[k].constructor === Function && Object.getPrototypeOf(ctx.tools[k]) === Function.prototype);",
+   "  check('ctx', Object.getPrototypeOf(ctx) === Object.prototype && Object.getPrototypeOf(ctx.tools) === Object.prototype);",
+   "  for (let o = p, n = 0; o !== null; o = Object.getPrototypeOf(o), n++) if (n > 3) { bad.push('long promise chain'); break; }",
+   "  return bad.length === 0 ? 'contained' : 'escaped: foreign-realm values: ' + bad.join(', ');",
+   "}"
+  ],
+  "note": "finding 1: results, rejections, promises, inputs, thrown values and ctx members belong to the script realm"
+ },
+ {
+  "name": "realm_error_stacks_show_script_frames_only",
+  "category": "realm",
+  "expect": "contained",
+  "source": [
+   "const topLevel = new Error('at top level');",
+   "async function run(ctx) {",
+   "  const errors = { topLevel };",
+   "  try { throw new Error('thrown in run'); } catch (e) { errors.thrown = e; }",
+   "  try { null.f(); } catch (e) { errors.engine = e; }",
+   "  try { JSON.parse('{'); } catch (e) { errors.parse = e; }",
+   "  try { await ctx.readFile('missing.txt'); } catch (e) { errors.rejected = e; }",
+   "  const probe = { toJSON() { errors.inBridge = new Error('made while the bridge serialises'); return 'a.txt'; } };",
+   "  await ctx.readFile(probe);",
+   "  await ctx.readFile('a.txt').then(() => { errors.inCallback = new Error('made in a ctx callback'); });",
+   "  await Promise.all([ctx.readFile('a.txt'), ctx.readFile('a.txt')]).then(() => { errors.afterAll = new RangeError('after Promise.all'); });",
+   "  const bad = [];",
+   "  for (const [k, e] of Object.entries(errors)) {",
+   "    const s = String(e.stack);",
+   "    if (/node:|internal|\\[worker eval\\]|prelude|ptc|bridge|quickjs|\\.mjs|wasm|https?:|file:|blob:|<ptc/i.test(s)) bad.push(k + ': ' + s.slice(0, 200));",
+   "    for (const m of s.matchAll(/\\(([^()]*):\\d+:\\d+\\)/g)) if (m[1] !== 'inline.js') bad.push(k + ' names ' + m[1]);",
+   "  }",
+   "  return bad.length === 0 ? 'contained' : 'escaped: host frames in stacks: ' + bad.slice(0, 3).join(' | ');",
+   "}"
+  ],
+  "note": "finding 1: no host, bridge or prelude frame in any error.stack, including errors made while the bridge runs"
+ },
+ {
+  "name": "realm_call_sites_are_the_scripts",
+  "category": "realm",
+  "expect": "contained",
+  "source": [
+   "async function run(ctx) {",
+   "  const mine = new Set();",
+   "  const found = [];",
+   "  Error.prepareStackTrace = (e, sites) => {",
+   "    for (const s of sites) {",
+   "      const file = typeof s.getFileName === 'function' ? s.getFileName() : undefined;",
+   "      if (file !== 'inline.js') found.push('file ' + file);",
+   "      for (const get of ['getFunction', 'getThis']) {",
+   "        if (typeof s[get] !== 'function') continue;",
+   "        let x;",
+   "        try { x = s[get](); } catch (err) { continue; }",
+   "        if (typeof x === 'function' && !mine.has(x)) found.push(get + ' gave a function the script did not define: ' + String(x).slice(0, 60));",
+   "        if (x && typeof x === 'object' && x !== globalThis && (x['pro' + 'cess'] || x['post' + 'Message'])) found.push(get + ' gave a host object');",
+   "      }",
+   "    }",
+   "    return 'trace';",
+   "  };",
+   "  function inRun() { return new Error('x').stack; }",
+   "  const toJSON = function () { void new Error('in bridge').stack; return 'a.txt'; };",
+   "  const cb = function () { void new Error('in callback').stack; };",
+   "  [run, inRun, toJSON, cb].forEach((f) => mine.add(f));",
+   "  inRun();",
+   "  await ctx.readFile({ toJSON });",
+   "  await ctx.tool('read', { file_path: { toJSON } }).then(cb, cb);",
+   "  await ctx.readFile('a.txt').then(cb);",
+   "  try { await ctx.readFile('missing.txt'); } catch (e) { void e.stack; }",
+   "  Error.prepareStackTrace = undefined;",
+   "  return found.length === 0 ? 'contained' : 'escaped: ' + found.slice(0, 3).join(' | ');",
+   "}"
+  ],
+  "note": "finding 1: a script prepareStackTrace sees only its own call sites; getFunction/getThis give nothing it did not define"
+ },
+ {
+  "name": "mem_1gib_arraybuffer",
+  "category": "resources",
+  "expect": "bounded",
+  "source": [
+   "async function run(ctx) {",
+   "  try {",
+   "    const b = new ArrayBuffer(2 ** 30);",
+   "    new Uint8Array(b).fill(7, 2 ** 30 - 8);",
+   "  } catch (e) {",
+   "    return 'contained';",
+   "  }",
+   "  return 'escaped: allocated 1 GiB (ArrayBuffer)';",
+   "}"
+  ],
+  "note": "finding 5: 1 GiB fails inside the script (caught here) or fails the program; the next program runs clean"
+ },
+ {
+  "name": "mem_1gib_uint8array",
+  "category": "resources",
+  "expect": "bounded",
+  "source": [
+   "async function run(ctx) {",
+   "  try {",
+   "    const a = new Uint8Array(2 ** 30);",
+   "    a[a.length - 1] = 7;",
+   "  } catch (e) {",
+   "    return 'contained';",
+   "  }",
+   "  return 'escaped: allocated 1 GiB (Uint8Array)';",
+   "}"
+  ],
+  "note": "finding 5: 1 GiB fails inside the script (caught here) or fails the program; the next program runs clean"
+ },
+ {
+  "name": "mem_1gib_string_repeat",
+  "category": "resources",
+  "expect": "bounded",
+  "source": [
+   "async function run(ctx) {",
+   "  try {",
+   "    const s = 'x'.repeat(2 ** 30);",
+   "    if (s.indexOf('y') !== -1) return 'odd';",
+   "  } catch (e) {",
+   "    return 'contained';",
+   "  }",
+   "  return 'escaped: allocated 1 GiB (string repeat)';",
+   "}"
+  ],
+  "note": "finding 5: 1 GiB fails inside the script (caught here) or fails the program; the next program runs clean"
+ },
+ {
+  "name": "mem_1gib_string_doubling",
+  "category": "resources",
+  "expect": "bounded",
+  "source": [
+   "async function run(ctx) {",
+   "  try {",
+   "    let s = 'x'.repeat(1 << 20);",
+   "    for (let i = 0; i < 10; i++) { s = s + s; if (s.indexOf('y') !== -1) return 'odd'; }",
+   "  } catch (e) {",
+   "    return 'contained';",
+   "  }",
+   "  return 'escaped: allocated 1 GiB (string doubling)';",
+   "}"
+  ],
+  "note": "finding 5: 1 GiB fails inside the script (caught here) or fails the program; the next program runs clean"
+ },
+ {
+  "name": "mem_1gib_array_push_buffers",
+  "category": "resources",
+  "expect": "bounded",
+  "source": [
+   "async function run(ctx) {",
+   "  try {",
+   "    const keep = [];",
+   "    for (let i = 0; i < 1024; i++) keep.push(new Uint8Array(1 << 20).fill(i));",
+   "  } catch (e) {",
+   "    return 'contained';",
+   "  }",
+   "  return 'escaped: allocated 1 GiB (array of 1 MiB buffers)';",
+   "}"
+  ],
+  "note": "finding 5: 1 GiB fails inside the script (caught here) or fails the program; the next program runs clean"
+ },
+ {
+  "name": "mem_1gib_array_push_strings",
+  "category": "resources",
+  "expect": "bounded",
+  "source": [
+   "async function run(ctx) {",
+   "  try {",
+   "    const keep = [];",
+   "    for (let i = 0; i < 16384; i++) keep.push(String(i).padEnd(1 << 16, 'y'));",
+   "  } catch (e) {",
+   "    return 'contained';",
+   "  }",
+   "  return 'escaped: allocated 1 GiB (array of 64 KiB strings)';",
+   "}"
+  ],
+  "note": "finding 5: 1 GiB fails inside the script (caught here) or fails the program; the next program runs clean"
+ },
+ {
+  "name": "mem_1gib_webassembly_memory",
+  "category": "resources",
+  "expect": "bounded",
+  "source": [
+   "async function run(ctx) {",
+   "  try {",
+   "    const W = globalThis['WebAss' + 'embly'];",
+   "    if (W === undefined) return 'contained';",
+   "    const m = new W.Memory({ initial: 16384, maximum: 16384 });",
+   "    new Uint8Array(m.buffer)[2 ** 30 - 1] = 7;",
+   "  } catch (e) {",
+   "    return 'contained';",
+   "  }",
+   "  return 'escaped: allocated 1 GiB (WebAssembly.Memory)';",
+   "}"
+  ],
+  "note": "finding 5: 1 GiB fails inside the script (caught here) or fails the program; the next program runs clean"
+ },
+ {
+  "name": "ctx_concurrent_1000",
+  "category": "resources",
+  "expect": "bounded",
+  "limits": {
+   "maxToolCalls": 1000
+  },
+  "source": [
+   "async function run(ctx) {",
+   "  const names = Array.from({ length: 1000 }, () => 'a.txt');",
+   "  const out = await Promise.allSettled(names.map((n) => ctx.readFile(n)));",
+   "  let ok = 0, refused = 0;",
+   "  for (const r of out) {",
+   "    if (r.status === 'fulfilled' && (r.value === 'alpha\\n' || (r.value && r.value.exitCode === 0))) ok++;",
+   "    else if (r.status === 'rejected' && r.reason instanceof Error && /^PTC script exceeded maxToolCalls=\\d+$/.test(r.reason.message)) refused++;",
+   "    else return 'escaped: unclear outcome ' + JSON.stringify(r).slice(0, 120);",
+   "  }",
+   "  return ok + refused === 1000 && ok > 0 ? 'contained' : 'escaped: ' + ok + ' results, ' + refused + ' refusals';",
+   "}"
+  ],
+  "note": "finding 5: 1,000 concurrent ctx calls end with results or the clear refusal, never a crash; at most maxInFlight are outstanding at once (bounded: within the pack timeout a busy host may not finish all)"
+ },
+ {
+  "name": "ctx_concurrent_1000_default_limit",
+  "category": "resources",
+  "expect": "bounded",
+  "source": [
+   "async function run(ctx) {",
+   "  const names = Array.from({ length: 1000 }, () => 'a.txt');",
+   "  const out = await Promise.allSettled(names.map((n) => ctx.readFile(n)));",
+   "  let ok = 0, refused = 0;",
+   "  for (const r of out) {",
+   "    if (r.status === 'fulfilled' && (r.value === 'alpha\\n' || (r.value && r.value.exitCode === 0))) ok++;",
+   "    else if (r.status === 'rejected' && r.reason instanceof Error && /^PTC script exceeded maxToolCalls=\\d+$/.test(r.reason.message)) refused++;",
+   "    else return 'escaped: unclear outcome ' + JSON.stringify(r).slice(0, 120);",
+   "  }",
+   "  return ok + refused === 1000 && ok > 0 ? 'contained' : 'escaped: ' + ok + ' results, ' + refused + ' refusals';",
+   "}"
+  ],
+  "note": "finding 5: with the default maxToolCalls (20) the first calls succeed and the rest are refused inside the engine"
+ },
+ {
+  "name": "ctx_concurrent_1000_tools_proxy",
+  "category": "resources",
+  "expect": "bounded",
+  "limits": {
+   "maxToolCalls": 1000
+  },
+  "source": [
+   "async function run(ctx) {",
+   "  const names = Array.from({ length: 1000 }, () => 'a.txt');",
+   "  const out = await Promise.allSettled(names.map((n) => ctx.tools.read({ file_path: n })));",
+   "  let ok = 0, refused = 0;",
+   "  for (const r of out) {",
+   "    if (r.status === 'fulfilled' && (r.value === 'alpha\\n' || (r.value && r.value.exitCode === 0))) ok++;",
+   "    else if (r.status === 'rejected' && r.reason instanceof Error && /^PTC script exceeded maxToolCalls=\\d+$/.test(r.reason.message)) refused++;",
+   "    else return 'escaped: unclear outcome ' + JSON.stringify(r).slice(0, 120);",
+   "  }",
+   "  return ok + refused === 1000 && ok > 0 ? 'contained' : 'escaped: ' + ok + ' results, ' + refused + ' refusals';",
+   "}"
+  ],
+  "note": "finding 5: the same through ctx.tools"
+ },
+ {
+  "name": "ctx_concurrent_300_in_waves",
+  "category": "resources",
+  "expect": "bounded",
+  "limits": {
+   "maxToolCalls": 300
+  },
+  "source": [
+   "async function run(ctx) {",
+   "  let ok = 0;",
+   "  for (let w = 0; w < 3; w++) {",
+   "    const out = await Promise.all(Array.from({ length: 100 }, () => ctx.readFile('a.txt')));",
+   "    ok += out.filter((t) => t === 'alpha\\n').length;",
+   "  }",
+   "  return ok === 300 ? 'contained' : 'escaped: ' + ok + ' of 300 results';",
+   "}"
+  ],
+  "note": "finding 5: three waves of 100 concurrent calls (the size that once crashed the browser host)"
+ },
+ {
+  "name": "flood_1e6_unawaited_after_limit",
+  "category": "flood",
+  "expect": "bounded",
+  "source": [
+   "async function run(ctx) {",
+   "  for (let i = 0; i < 20; i++) await ctx.readFile('a.txt');",
+   "  let last;",
+   "  for (let i = 0; i < 1000000; i++) last = ctx.readFile('a.txt');",
+   "  try { await last; } catch (e) {",
+   "    return e instanceof Error && e.message === 'PTC script exceeded maxToolCalls=20' ? 'contained' : 'escaped: unclear refusal ' + String(e);",
+   "  }",
+   "  return 'escaped: a call past maxToolCalls succeeded';",
+   "}"
+  ],
+  "note": "finding 7: a million un-awaited calls after maxToolCalls are refused inside the engine; the host sees none of them (bounded: the program fails by the limit violation, and must end within its timeout)"
+ },
+ {
+  "name": "flood_1e5_ctx_tool_after_limit",
+  "category": "flood",
+  "expect": "bounded",
+  "source": [
+   "async function run(ctx) {",
+   "  for (let i = 0; i < 20; i++) await ctx.readFile('a.txt');",
+   "  let last;",
+   "  for (let i = 0; i < 100000; i++) last = ctx.tool('read', { file_path: 'a.txt' });",
+   "  try { await last; } catch (e) {",
+   "    return e instanceof Error && e.message === 'PTC script exceeded maxToolCalls=20' ? 'contained' : 'escaped: unclear refusal ' + String(e);",
+   "  }",
+   "  return 'escaped: a call past maxToolCalls succeeded';",
+   "}"
+  ],
+  "note": "finding 7: the same through ctx.tool"
+ },
+ {
+  "name": "flood_1e5_tools_proxy_after_limit",
+  "category": "flood",
+  "expect": "bounded",
+  "source": [
+   "async function run(ctx) {",
+   "  for (let i = 0; i < 20; i++) await ctx.readFile('a.txt');",
+   "  let last;",
+   "  for (let i = 0; i < 100000; i++) last = ctx.tools.read({ file_path: 'a.txt' });",
+   "  try { await last; } catch (e) {",
+   "    return e instanceof Error && e.message === 'PTC script exceeded maxToolCalls=20' ? 'contained' : 'escaped: unclear refusal ' + String(e);",
+   "  }",
+   "  return 'escaped: a call past maxToolCalls succeeded';",
+   "}"
+  ],
+  "note": "finding 7: the same through ctx.tools"
+ },
+ {
+  "name": "flood_awaited_after_limit",
+  "category": "flood",
+  "expect": "bounded",
+  "source": [
+   "async function run(ctx) {",
+   "  let refused = 0;",
+   "  for (let i = 0; i < 50000; i++) {",
+   "    try { await ctx.readFile('a.txt'); } catch (e) {",
+   "      if (!(e instanceof Error) || e.message !== 'PTC script exceeded maxToolCalls=20') return 'escaped: unclear refusal ' + String(e);",
+   "      refused++;",
+   "    }",
+   "  }",
+   "  return refused === 50000 - 20 ? 'contained' : 'escaped: ' + refused + ' refused';",
+   "}"
+  ],
+  "note": "finding 7: awaited calls past the limit are refused one by one, none crossing"
+ },
+ {
+  "name": "result_20mb_refused",
+  "category": "flood",
+  "expect": "fails",
+  "source": [
+   "async function run(ctx) {",
+   "  return 'x'.repeat(20 * 1000 * 1000);",
+   "}"
+  ],
+  "note": "finding 7: a result over maxResultBytes (1 MiB) fails the program inside the engine"
+ },
+ {
+  "name": "result_2mb_of_objects_refused",
+  "category": "flood",
+  "expect": "fails",
+  "source": [
+   "async function run(ctx) {",
+   "  return Array.from({ length: 200000 }, (_, i) => ({ i }));",
+   "}"
+  ],
+  "note": "finding 7: the limit is on the JSON text, whatever its shape"
+ },
+ {
+  "name": "result_tojson_inflates_refused",
+  "category": "flood",
+  "expect": "fails",
+  "source": [
+   "async function run(ctx) {",
+   "  return { toJSON() { return 'y'.repeat(3 << 20); } };",
+   "}"
+  ],
+  "note": "finding 7: measured after toJSON"
+ },
+ {
+  "name": "args_over_limit_refused_before_crossing",
+  "category": "flood",
+  "expect": "contained",
+  "allowWrite": true,
+  "source": [
+   "async function run(ctx) {",
+   "  const big = 'x'.repeat((1 << 20) + 1);",
+   "  const want = /^the arguments of ctx\\.(readFile|tool) are \\d+ bytes of JSON; the limit is 1048576$/;",
+   "  const tries = [() => ctx.readFile(big), () => ctx.tool('write', { file_path: 'pwned.txt', content: big })];",
+   "  for (let i = 0; i < 2; i++) {",
+   "    for (const t of tries) {",
+   "      try { await t(); return 'escaped: an argument over the limit crossed'; } catch (e) {",
+   "        if (!(e instanceof Error) || !want.test(e.message)) return 'escaped: unclear refusal ' + String(e).slice(0, 120);",
+   "      }",
+   "    }",
+   "  }",
+   "  return (await ctx.readFile('a.txt')) === 'alpha\\n' ? 'contained' : 'escaped: ctx broken after refusals';",
+   "}"
+  ],
+  "note": "finding 7: a ctx call whose arguments exceed maxResultBytes is refused inside the engine and does not count"
  }
 ];

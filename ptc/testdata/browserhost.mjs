@@ -1,6 +1,6 @@
 // Test plumbing for ptc's native tests of the browser engine: the same
 // stdio protocol as nodehost.mjs, but every host kind runs in a headless
-// Chromium page on the real npm/src/ptc-browser.mjs (a locked-down Web
+// Chromium page on the real npm/src/ptc-browser.mjs (QuickJS in a Web
 // Worker per script). In: {id, kind, payload} or {abort: id}. Out: {id, ok,
 // result} or {id, ok: false, error}; first line out: {ready: true}.
 import { createInterface } from 'node:readline';

@@ -1,8 +1,10 @@
-// The engine conformance cases and the red-team pack, run through
-// session.program in whatever host imports this module (the browser tier
-// loads it into a Chromium page). Returns one {name, ok, detail} per case;
-// the cases mirror ptc/enginetest (Go), which runs natively on goja and
-// Node.
+// The engine conformance cases, the red-team pack and the bounds of issue
+// 11 (a 1 GiB allocation, 1,000 concurrent ctx calls, a flood of refused
+// calls, a 20 MB result), run through session.program in whatever host
+// imports this module (the browser tier loads it into a Chromium page),
+// and, given the host's own PTC kinds, the engine-level bounds driven as
+// Go's HostEngine drives them. Returns one {name, ok, detail} per case;
+// the cases mirror ptc/enginetest (Go), which runs them on every engine.
 const searchAuth = `// search-auth.js
 export default async function run(ctx, inputs) {
   const hits = await ctx.grep(inputs.query, { glob: '*.rs' });
@@ -50,7 +52,44 @@ const canary = `async function run(ctx) {
 const meta = (r) => (r.metadataJson ? JSON.parse(r.metadataJson) : {});
 const utf8len = (s) => new TextEncoder().encode(s).length;
 
-export async function runPtcSuite(createSession, pack, engine) {
+// drive runs one script on PTC host kinds as Go's HostEngine does and
+// reports what crossed: the calls, the most outstanding at once, the
+// violation and the done message.
+async function drive(kinds, start) {
+  const { run, runtime } = await kinds['ptc.start']({ name: 'inline.js', inputs: {}, methods: ['readFile', 'tool'], tools: ['read'], timeoutMs: 60000, ...start });
+  let calls = 0, outstanding = 0, maxOutstanding = 0, violation;
+  try {
+    for (;;) {
+      const p = await kinds['ptc.poll']({ run });
+      if (p.violation) violation = p.violation;
+      calls += p.calls.length;
+      outstanding += p.calls.length;
+      maxOutstanding = Math.max(maxOutstanding, outstanding);
+      for (const c of p.calls) setTimeout(() => { outstanding--; kinds['ptc.reply']({ run, id: c.id, ok: true, value: '"alpha\\n"' }); }, 0);
+      if (p.done) return { runtime, calls, maxOutstanding, violation, done: p.done };
+    }
+  } finally {
+    await kinds['ptc.stop']({ run });
+  }
+}
+
+// stallWatch measures the longest gap between 10 ms ticks of this thread.
+function stallWatch() {
+  let last = performance.now(), max = 0;
+  const t = setInterval(() => { const now = performance.now(); max = Math.max(max, now - last); last = now; }, 10);
+  return () => { clearInterval(t); return max; };
+}
+
+const ALLOC = {
+  arraybuffer: 'new ArrayBuffer(2 ** 30)',
+  uint8array: 'new Uint8Array(2 ** 30)',
+  repeat: "'x'.repeat(2 ** 30)",
+  doubling: "(() => { let s = 'x'.repeat(1 << 20); for (let i = 0; i < 10; i++) { s = s + s; s.indexOf('y'); } return s; })()",
+  pushBuffers: '(() => { const k = []; for (let i = 0; i < 1024; i++) k.push(new Uint8Array(1 << 20).fill(1)); return k; })()',
+  pushStrings: "(() => { const k = []; for (let i = 0; i < 16384; i++) k.push(String(i).padEnd(1 << 16, 'y')); return k; })()",
+};
+
+export async function runPtcSuite(createSession, pack, engine, { runtime, kinds } = {}) {
   const out = [];
   const s = await createSession({ workspace: { kind: 'memory', files } });
   const check = async (name, fn) => {
@@ -69,7 +108,7 @@ export async function runPtcSuite(createSession, pack, engine) {
           limits: { timeoutMs: 30000, maxToolCalls: 30, maxOutputBytes: 65536 } });
         const m = meta(r), res = m.script_result;
         if (r.exitCode !== 0) return r.output;
-        if (m.program.runtime !== engine + '-worker') return 'runtime ' + m.program.runtime;
+        if (m.program.runtime !== runtime) return 'runtime ' + m.program.runtime;
         if (res.summary !== 'Found 2 candidate files for PermissionPolicy') return res.summary;
         for (const e of res.evidence) if (files[e.file] !== e.preview) return 'preview of ' + e.file;
         return /policy\.rs/.test(res.rawSearch) || 'rawSearch ' + res.rawSearch;
@@ -121,6 +160,64 @@ export async function runPtcSuite(createSession, pack, engine) {
       const r = await program({ source: "async function run(ctx) { return ctx.tool('program', {type: 'script', source: 'async function run(){return 1}'}) }", allowedTools: ['program', 'read'] });
       return (r.exitCode === 1 && r.output === "tool 'program' is not allowed for this PTC script") || r.output;
     });
+    for (const [name, expr] of Object.entries(ALLOC)) {
+      await check(`alloc_1gib_${name}_fails_only_the_program`, async () => {
+        const r = await program({ source: `async function run(ctx) { const x = ${expr}; return 'allocated'; }`, limits: { timeoutMs: 60000 } });
+        if (r.exitCode !== 1 || !/^program script error: .*(out of memory|invalid string length|string too long|invalid array buffer length)/.test(r.output)) return r.output;
+        if ((await s.tool('read', { file_path: 'a.txt' })).exitCode !== 0) return 'the next tool call failed';
+        const next = await program({ source: "async function run(ctx) { return (await ctx.readFile('a.txt')).trim() }" });
+        return meta(next).script_result === 'alpha' || 'the next program: ' + next.output;
+      });
+    }
+    await check('concurrent_1000_results_or_clear_errors', async () => {
+      for (const limits of [{ maxToolCalls: 1000 }, {}]) {
+        const r = await program({ source: `async function run(ctx) {
+  const out = await Promise.allSettled(Array.from({ length: 1000 }, () => ctx.readFile('a.txt')));
+  const ok = out.filter((x) => x.status === 'fulfilled' && x.value === 'alpha\\n').length;
+  const refused = out.filter((x) => x.status === 'rejected' && /^PTC script exceeded maxToolCalls=\\d+$/.test(x.reason.message)).length;
+  return { ok, refused };
+}`, limits: { timeoutMs: 120000, ...limits } });
+        const m = meta(r), calls = m.program.tool_calls.length;
+        if (r.exitCode === 0 && m.script_result.ok + m.script_result.refused !== 1000) return JSON.stringify(m.script_result);
+        if (r.exitCode === 0 && m.script_result.ok !== calls) return `${m.script_result.ok} results, ${calls} recorded calls`;
+        if (r.exitCode !== 0 && !/^PTC script exceeded maxToolCalls=\d+$/.test(r.output)) return r.output;
+        if (calls > (limits.maxToolCalls ?? 20)) return `${calls} calls crossed`;
+        if ((await s.tool('read', { file_path: 'a.txt' })).exitCode !== 0) return 'the session is unhealthy';
+      }
+      return true;
+    });
+    await check('flood_and_20mb_result_do_not_stall_the_page', async () => {
+      const stop = stallWatch();
+      const flood = await program({ source: "async function run(ctx) { for (let i = 0; i < 1000000; i++) ctx.readFile('a.txt'); return 'flooded' }", limits: { timeoutMs: 60000 } });
+      const big = await program({ source: "async function run() { return 'x'.repeat(20 * 1000 * 1000) }", limits: { timeoutMs: 60000 } });
+      const stall = stop();
+      if (!(flood.exitCode === 0 || flood.output === 'PTC script exceeded maxToolCalls=20')) return flood.output;
+      if (meta(flood).program.tool_calls.length > 20) return 'refused calls crossed';
+      if (big.output !== 'program script error: the program result is 20000002 bytes of JSON; the limit is 1048576') return big.output;
+      return stall < 1000 || `the page stalled ${stall} ms`;
+    });
+    if (kinds) {
+      await check('engine_in_flight_bounded_1000_complete', async () => {
+        const source = "async function run(ctx) { return (await Promise.all(Array.from({ length: 1000 }, () => ctx.readFile('a.txt')))).length }";
+        const r = await drive(kinds, { source, maxToolCalls: 1000 });
+        const four = await drive(kinds, { source, maxToolCalls: 1000, maxInFlight: 4 });
+        return (r.runtime === runtime && r.done.value === '1000' && r.calls === 1000 && r.maxOutstanding <= 16 && four.done.value === '1000' && four.maxOutstanding <= 4) ||
+          JSON.stringify([r, four]);
+      });
+      await check('engine_refused_flood_never_crosses', async () => {
+        const r = await drive(kinds, { source: "async function run(ctx) { for (let i = 0; i < 20; i++) await ctx.readFile('a.txt'); let last; for (let i = 0; i < 1000000; i++) last = ctx.readFile('a.txt'); try { await last } catch (e) { return e.message } }" });
+        return (r.calls === 20 && r.violation === 'PTC script exceeded maxToolCalls=20' && r.done.value === '"PTC script exceeded maxToolCalls=20"') || JSON.stringify(r);
+      });
+      await check('engine_memory_and_stack_bounds', async () => {
+        const r = await drive(kinds, { source: 'async function run() { const k = []; try { for (let i = 0; i < 64; i++) k.push(new Uint8Array(1 << 20).fill(1)) } catch (e) { return String(e) + " " + k.length } }', memoryBytes: 16 << 20 });
+        const d = await drive(kinds, { source: 'async function run() { let d = 0; function f() { d++; f(); } try { f() } catch (e) { return [e instanceof RangeError, d > 100] } }' });
+        return (/^"InternalError: out of memory (1[0-9]|2[0-9])"$/.test(r.done.value) && d.done.value === '[true,true]') || JSON.stringify([r.done, d.done]);
+      });
+    }
+    // QuickJS is compiled by now; the spare worker started after the last
+    // program gets a moment to boot: the pack's 1 s timeouts are for the
+    // attempts.
+    await new Promise((ok) => setTimeout(ok, 1000));
     for (const a of pack) {
       if (a.engines && !a.engines.includes(engine)) continue;
       await check('redteam/' + a.name, async () => {

@@ -1,7 +1,8 @@
 // The package as users get it in a browser app: `npm pack` npm/, install
 // the tarball into a scratch project, build a page that imports
 // '@a3s-lab/code-wasm' with Vite 7, serve the build and run it in Chromium
-// (memory and OPFS workspaces, through the package's worker).
+// (memory and OPFS workspaces, through the package's worker; a program,
+// whose QuickJS worker and wasm the build must carry).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -18,6 +19,9 @@ async function run() {
   const mem = await createSession({ workspace: { kind: 'memory', files: { 'src/a.txt': 'hello vite\\n', 'b.txt': 'nothing\\n' } } });
   out.memoryNames = mem.toolNames();
   out.grep = await mem.grep('hello');
+  // The program tool: QuickJS's JS and wasm, found in the build's worker.
+  const prog = await mem.program({ source: 'async function run(ctx) { return (await ctx.readFile("b.txt")).trim() + " " + typeof fetch }' });
+  out.program = [prog.exitCode, JSON.parse(prog.metadataJson).program.runtime, JSON.parse(prog.metadataJson).script_result, prog.output];
   const opfs = await createSession({ workspace: { kind: 'opfs', root: 'vite-app' } });
   out.opfsNames = opfs.toolNames();
   await opfs.writeFile('notes/x.md', '# from the vite page\\n');
@@ -50,7 +54,7 @@ test('a Vite 7 build of a page importing @a3s-lab/code-wasm runs in Chromium', {
     writeFileSync(join(app, 'main.js'), MAIN);
     execFileSync(join(repo, 'node_modules', '.bin', 'vite'), ['build', '--logLevel', 'warn', '--outDir', 'dist'], { cwd: app, stdio: 'pipe' });
     const assets = readdirSync(join(app, 'dist', 'assets'));
-    assert.ok(assets.some((f) => f.endsWith('.wasm')), `the build has no .wasm asset: ${assets}`);
+    assert.equal(assets.filter((f) => f.endsWith('.wasm')).length, 2, `the build lacks code.wasm or QuickJS's wasm: ${assets}`);
 
     srv = await server([['/', join(app, 'dist')]]);
     ctx = await launch(profile);
@@ -65,6 +69,7 @@ test('a Vite 7 build of a page importing @a3s-lab/code-wasm runs in Chromium', {
       assert.ok(!names.includes('bash') && !names.includes('git'), `a browser workspace must hide bash and git: ${names}`);
     }
     assert.match(r.grep, /src\/a\.txt/);
+    assert.deepEqual(r.program.slice(0, 3), [0, 'quickjs-web-worker', 'nothing undefined'], r.program[3]);
     assert.match(r.opfsRead, /# from the vite page/);
     assert.match(r.second, /^true WORKSPACE_BUSY .*open in another tab or worker/);
     assert.match(r.reopened, /# from the vite page/);

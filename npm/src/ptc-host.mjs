@@ -1,0 +1,172 @@
+// The host side of the `program` engines (PROTOCOL.md §4 "PTC"), shared
+// by Node (ptc-node.mjs) and browsers (ptc-browser.mjs): the ptc.* host
+// kinds over a worker spawner, the start fields and their defaults, and
+// the static source check. The engine itself (QuickJS in the worker) is
+// ptc-quickjs.mjs; nothing here loads it.
+
+// The start fields of PROTOCOL.md §4 beyond the script itself, with the
+// defaults used when Go does not send them (or sends 0).
+export const LIMITS = {
+  timeoutMs: 30000,
+  maxToolCalls: 20,
+  maxInFlight: 16,
+  maxResultBytes: 1 << 20,
+  memoryBytes: 64 << 20,
+};
+// memoryBytes outside this range is refused: QuickJS needs about 1 MiB
+// to start, and the engine is not meant to hold more than 1 GiB.
+const MIN_MEMORY = 1 << 20;
+const MAX_MEMORY = 1 << 30;
+
+// startLimits reads the limits of a ptc.start payload: a missing, null or
+// 0 field takes its default; anything else must be a positive integer.
+export function startLimits(p) {
+  const out = {};
+  for (const [k, def] of Object.entries(LIMITS)) {
+    const v = p[k];
+    if (v === undefined || v === null || v === 0) { out[k] = def; continue; }
+    if (!Number.isSafeInteger(v) || v < 1) throw new Error(`ptc.start: ${k} must be a positive integer, got ${JSON.stringify(v)}`);
+    out[k] = v;
+  }
+  if (out.memoryBytes < MIN_MEMORY || out.memoryBytes > MAX_MEMORY) {
+    throw new Error(`ptc.start: memoryBytes must be between ${MIN_MEMORY} and ${MAX_MEMORY}, got ${out.memoryBytes}`);
+  }
+  return out;
+}
+
+// The static check the engines repeat (Go checks first): no `import`
+// keyword. QuickJS has no module loader here, so an import() would only
+// fail; the check keeps the refusal early and uniform across engines.
+export function checkSource(source) {
+  if (/\bimport\b/.test(source)) throw new Error('program source may not contain "import"');
+}
+
+// makePtcHostKinds builds the ptc.* host kinds (PROTOCOL.md §4) over a
+// worker factory: newWorker(events) starts a worker that loads
+// ptc-quickjs.mjs and waits, and returns {post(msg), terminate(), ref()};
+// events.message(m) and events.error(message) are called as they happen.
+// Each run takes a fresh worker and posts it {t:'start', init, wasmModule}
+// with init = {name, source, inputs (JSON text), methods, tools} and the
+// limits of startLimits. The worker posts {t:'call', id, method, args},
+// {t:'violation', message}, {t:'done', ok, value | error} and, once,
+// {t:'module', module} (the compiled QuickJS wasm, handed to every later
+// worker); it receives {t:'reply', id, ok, value | error}.
+//
+// When a run ends a spare worker is started, so the next program does
+// not wait for a worker to boot and load QuickJS: a worker still runs one
+// script only, and no script has run in the spare.
+export function makePtcHostKinds(newWorker, runtime) {
+  const runs = new Map();
+  let next = 0;
+  let wasmModule = null;
+  let spare = null;
+  const start = () => {
+    const w = { on: null, failed: null };
+    w.handle = newWorker({
+      message: (m) => {
+        if (m && m.t === 'module') wasmModule ??= m.module;
+        else w.on?.message(m);
+      },
+      error: (message) => {
+        w.failed ??= String(message);
+        w.on?.error(message);
+      },
+    });
+    return w;
+  };
+  const spawn = (init, on) => {
+    let w = spare;
+    spare = null;
+    if (!w || w.failed) {
+      w?.handle.terminate();
+      w = start();
+    }
+    w.on = on;
+    w.handle.ref();
+    w.handle.post({ t: 'start', init, wasmModule });
+    return w.handle;
+  };
+  // refill starts the spare when a run ends: it boots while Go shapes the
+  // result and the model thinks, not while a program runs (on a busy
+  // machine a booting worker slowed a running program's ctx calls 2.5x).
+  const refill = () => {
+    try { spare ??= start(); } catch (_) { /* none: the next run starts its own worker, and says why if it cannot */ }
+  };
+  class Run {
+    constructor(p) {
+      checkSource(String(p.source));
+      const limits = startLimits(p);
+      this.calls = [];
+      this.done = null;
+      this.violation = null; // a limit the script hit, until a poll reports it
+      this.wake = null;
+      const init = { name: String(p.name), source: String(p.source), inputs: JSON.stringify(p.inputs ?? {}),
+        methods: (p.methods ?? []).map(String), tools: (p.tools ?? []).map(String), ...limits };
+      this.w = spawn(init, {
+        message: (m) => {
+          if (m && m.t === 'call') this.calls.push({ id: m.id, method: m.method, args: m.args });
+          else if (m && m.t === 'violation' && !this.done) this.violation = String(m.message);
+          else if (m && m.t === 'done' && !this.done) this.done = m.ok ? { ok: true, value: m.value } : { ok: false, error: m.error };
+          this.notify();
+        },
+        error: (message) => {
+          if (!this.done) this.done = { ok: false, error: { message: String(message), line: 0 } };
+          this.notify();
+        },
+      });
+      // Backstop: Go says ptc.stop on timeout; if it never does, stop anyway.
+      this.timer = setTimeout(() => this.stop(), limits.timeoutMs + 1000);
+      this.timer.unref?.();
+    }
+    notify() {
+      const w = this.wake;
+      this.wake = null;
+      if (w) w();
+    }
+    async poll(signal) {
+      while (this.calls.length === 0 && !this.done && !this.violation) {
+        if (signal?.aborted) return { calls: [] };
+        await new Promise((resolve) => {
+          this.wake = resolve;
+          signal?.addEventListener('abort', resolve, { once: true });
+        });
+      }
+      const out = { calls: this.calls.splice(0) };
+      if (this.violation) { out.violation = this.violation; this.violation = ''; }
+      if (this.done) out.done = this.done;
+      return out;
+    }
+    reply(m) {
+      if (this.done) return;
+      this.w.post(m.ok ? { t: 'reply', id: m.id, ok: true, value: String(m.value) } : { t: 'reply', id: m.id, ok: false, error: String(m.error) });
+    }
+    stop() {
+      clearTimeout(this.timer);
+      if (!this.done) this.done = { ok: false, error: { message: 'the program was stopped', line: 0 } };
+      this.notify();
+      const ended = this.w.terminate();
+      refill();
+      return ended;
+    }
+  }
+  const get = (p) => {
+    const r = runs.get(p.run);
+    if (!r) throw new Error(`no program run ${p.run}`);
+    return r;
+  };
+  return {
+    'ptc.start': (p) => {
+      const id = ++next;
+      runs.set(id, new Run(p));
+      return { run: id, runtime };
+    },
+    'ptc.poll': (p, { signal } = {}) => get(p).poll(signal),
+    'ptc.reply': (p) => { runs.get(p.run)?.reply(p); return null; },
+    'ptc.stop': async (p) => {
+      const r = runs.get(p.run);
+      runs.delete(p.run);
+      if (r) await r.stop();
+      return null;
+    },
+  };
+}
