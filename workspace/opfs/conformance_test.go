@@ -19,14 +19,14 @@ func TestConformance(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() {
-			want := tree(t, f)
+			want := state(t, f)
 			f.Close()
 			g, err := OpenDir(context.Background(), d, Options{})
 			if err != nil {
 				t.Fatalf("reopen: %v", err)
 			}
 			defer g.Close()
-			if got := tree(t, g); !mapsEqual(got, want) {
+			if got := state(t, g); !mapsEqual(got, want) {
 				t.Errorf("replayed tree differs from the live one:\n got %v\nwant %v", got, want)
 			}
 		})

@@ -31,8 +31,8 @@ func read(t *testing.T, f *FS, name string) string {
 	return string(b)
 }
 
-// tree renders every file as path=content, for comparing whole states.
-func tree(t *testing.T, f *FS) map[string]string {
+// state renders every file as path=content, for comparing whole states.
+func state(t *testing.T, f *FS) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	err := f.Walk(context.Background(), ".", func(p string, e workspace.Entry) error {
@@ -84,16 +84,16 @@ func TestReopenReplaysEveryOperation(t *testing.T) {
 			if err := s.do(f); err != nil {
 				t.Fatal(err)
 			}
-			want := tree(t, f)
+			want := state(t, f)
 			f.Close()
 			f = open(t, d, Options{})
-			if got := tree(t, f); !mapsEqual(got, want) {
+			if got := state(t, f); !mapsEqual(got, want) {
 				t.Fatalf("after reopen:\n got %v\nwant %v", got, want)
 			}
 		})
 	}
 	want := map[string]string{"d/": "", "d/e/": "", "empty": "", "r2": "r1", "z/": "", "z/a/": "", "z/a/b/": "", "z/a/b/c.txt": "two+3"}
-	if got := tree(t, f); !mapsEqual(got, want) {
+	if got := state(t, f); !mapsEqual(got, want) {
 		t.Fatalf("final tree:\n got %v\nwant %v", got, want)
 	}
 	f.Close()
@@ -123,14 +123,14 @@ func TestCrashAtEveryByte(t *testing.T) {
 		size  int64
 		state map[string]string
 	}
-	points := []point{{f.Stats().LogBytes, tree(t, f)}}
+	points := []point{{f.Stats().LogBytes, state(t, f)}}
 	for i := range 12 {
 		p := fmt.Sprintf("f%d.txt", i%3)
 		body := bytes.Repeat([]byte{byte('a' + i)}, 50+i*7)
 		if _, err := f.WriteFile(ctx, p, body, ""); err != nil {
 			t.Fatal(err)
 		}
-		points = append(points, point{f.Stats().LogBytes, tree(t, f)})
+		points = append(points, point{f.Stats().LogBytes, state(t, f)})
 	}
 	f.Close()
 	full := d.Bytes(name)
@@ -151,7 +151,7 @@ func TestCrashAtEveryByte(t *testing.T) {
 		if cut < points[0].size {
 			want = map[string]string{} // the root's checkpoint itself was torn
 		}
-		if got := tree(t, g); !mapsEqual(got, want) {
+		if got := state(t, g); !mapsEqual(got, want) {
 			t.Fatalf("cut at %d of %d:\n got %v\nwant %v", cut, len(full), got, want)
 		}
 		// The torn tail is gone: a new write lands after the valid records.
@@ -185,14 +185,14 @@ func TestCompaction(t *testing.T) {
 	if st.LogBytes > 3*st.LiveBytes+4<<10 {
 		t.Fatalf("log not compacted: %+v", st)
 	}
-	want := tree(t, f)
+	want := state(t, f)
 	f.Close()
 	names, _ := d.List(ctx)
 	if len(names) != 1 || names[0] != logName(st.Generation) {
 		t.Fatalf("old generations left behind: %v", names)
 	}
 	g := open(t, d, Options{})
-	if got := tree(t, g); !mapsEqual(got, want) {
+	if got := state(t, g); !mapsEqual(got, want) {
 		t.Fatalf("after compaction and reopen:\n got %v\nwant %v", got, want)
 	}
 	g.Close()
@@ -319,7 +319,7 @@ func TestPutFileBatches(t *testing.T) {
 	cd := NewMemDir()
 	cd.SetBytes(name, d.Bytes(name))
 	g := open(t, cd, Options{})
-	if n := len(tree(t, g)); n != 201 { // 200 files + src/
+	if n := len(state(t, g)); n != 201 { // 200 files + src/
 		t.Fatalf("replayed %d entries, want 201", n)
 	}
 	g.Close()

@@ -48,14 +48,14 @@ func TestOPFSConformance(t *testing.T) {
 			t.Fatalf("Open(%q): %v", root, err)
 		}
 		t.Cleanup(func() {
-			want := tree(t, f)
+			want := state(t, f)
 			f.Close()
 			g, err := Open(context.Background(), root, Options{})
 			if err != nil {
 				t.Fatalf("reopen %q: %v", root, err)
 			}
 			defer g.Close()
-			if got := tree(t, g); !mapsEqual(got, want) {
+			if got := state(t, g); !mapsEqual(got, want) {
 				t.Errorf("replayed tree differs from the live one:\n got %v\nwant %v", got, want)
 			}
 		})
