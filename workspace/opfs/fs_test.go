@@ -49,56 +49,6 @@ func state(t *testing.T, f *FS) map[string]string {
 	return out
 }
 
-func TestReopenReplaysEveryOperation(t *testing.T) {
-	ctx := context.Background()
-	steps := []struct {
-		name string
-		do   func(f *FS) error
-	}{
-		{"write nested", func(f *FS) error { _, err := f.WriteFile(ctx, "a/b/c.txt", []byte("one"), ""); return err }},
-		{"overwrite", func(f *FS) error { _, err := f.WriteFile(ctx, "a/b/c.txt", []byte("two"), ""); return err }},
-		{"append", func(f *FS) error { _, err := f.AppendFile(ctx, "a/b/c.txt", []byte("+3"), ""); return err }},
-		{"empty file", func(f *FS) error { _, err := f.WriteFile(ctx, "empty", nil, ""); return err }},
-		{"mkdir", func(f *FS) error { return f.MkdirAll(ctx, "d/e") }},
-		{"rename dir", func(f *FS) error { return f.Rename(ctx, "a", "z/a") }},
-		{"write then remove", func(f *FS) error {
-			if _, err := f.WriteFile(ctx, "gone/x", []byte("x"), ""); err != nil {
-				return err
-			}
-			return f.Remove(ctx, "gone")
-		}},
-		{"rename over file", func(f *FS) error {
-			if _, err := f.WriteFile(ctx, "r1", []byte("r1"), ""); err != nil {
-				return err
-			}
-			if _, err := f.WriteFile(ctx, "r2", []byte("r2"), ""); err != nil {
-				return err
-			}
-			return f.Rename(ctx, "r1", "r2")
-		}},
-	}
-	d := NewMemDir()
-	f := open(t, d, Options{})
-	for _, s := range steps {
-		t.Run(s.name, func(t *testing.T) {
-			if err := s.do(f); err != nil {
-				t.Fatal(err)
-			}
-			want := state(t, f)
-			f.Close()
-			f = open(t, d, Options{})
-			if got := state(t, f); !mapsEqual(got, want) {
-				t.Fatalf("after reopen:\n got %v\nwant %v", got, want)
-			}
-		})
-	}
-	want := map[string]string{"d/": "", "d/e/": "", "empty": "", "r2": "r1", "z/": "", "z/a/": "", "z/a/b/": "", "z/a/b/c.txt": "two+3"}
-	if got := state(t, f); !mapsEqual(got, want) {
-		t.Fatalf("final tree:\n got %v\nwant %v", got, want)
-	}
-	f.Close()
-}
-
 func mapsEqual(a, b map[string]string) bool {
 	if len(a) != len(b) {
 		return false
