@@ -277,13 +277,4 @@ func (f *FS) fileContent(ctx context.Context, name string) (*content, error) {
 	return n.File(), nil
 }
 
-var (
-	_ workspace.Driver     = (*FS)(nil)
-	_ workspace.LineReader = (*FS)(nil)
-	_ workspace.Appender   = (*FS)(nil)
-	_ workspace.Walker     = (*FS)(nil)
-	_ workspace.RunWalker  = (*FS)(nil)
-	_ workspace.FileLister = (*FS)(nil)
-	_ workspace.DataReader = (*FS)(nil)
-	_ workspace.Putter     = (*FS)(nil)
-)
+var _ tree.Driver = (*FS)(nil)

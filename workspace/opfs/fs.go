@@ -722,13 +722,6 @@ func (f *FS) Close() error {
 }
 
 var (
-	_ workspace.Driver     = (*FS)(nil)
-	_ workspace.LineReader = (*FS)(nil)
-	_ workspace.Appender   = (*FS)(nil)
-	_ workspace.Walker     = (*FS)(nil)
-	_ workspace.Putter     = (*FS)(nil)
-	_ workspace.RunWalker  = (*FS)(nil)
-	_ workspace.FileLister = (*FS)(nil)
-	_ workspace.DataReader = (*FS)(nil)
-	_ io.Closer            = (*FS)(nil)
+	_ tree.Driver = (*FS)(nil)
+	_ io.Closer   = (*FS)(nil)
 )

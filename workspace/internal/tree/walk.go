@@ -117,3 +117,18 @@ func (t *Tree[F]) flatten() *flatFiles {
 	add(".", t.nodes["."])
 	return flat
 }
+
+// Driver is what a driver over a Tree serves: workspace.Driver and every
+// optional extra, since the tree makes each cheap (walks and file lists
+// from its caches, lines and data from the content the driver holds).
+// memfs and opfs assert it.
+type Driver interface {
+	workspace.Driver
+	workspace.LineReader
+	workspace.Appender
+	workspace.Putter
+	workspace.Walker
+	workspace.RunWalker
+	workspace.FileLister
+	workspace.DataReader
+}
