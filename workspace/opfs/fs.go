@@ -134,7 +134,7 @@ func OpenDir(ctx context.Context, dir Dir, opts Options) (*FS, error) {
 }
 
 func (f *FS) reset() {
-	f.tree = tree.New(f.now(), f.forget)
+	f.tree = tree.New(time.Unix(0, f.now().UnixNano()), f.forget) // as a replayed mtime reads
 	f.live, f.cached = 0, 0
 }
 
