@@ -115,6 +115,12 @@ async function driverBench(ctx, url) {
   if (exit !== 0) throw new Error(`driver benchmark failed:\n${out}`);
   const drv = {};
   for (const m of out.matchAll(/BenchmarkOPFS2000\/(\S+)\s+\d+\s+(\d+) ns\/op/g)) drv[m[1]] = Number(m[2]) / 1e6;
+  // Renames are a few ms each: 100 of them per case.
+  await page.goto(`${url}/test/gotest.html?bin=/gotest/opfs.test.wasm&arg=-test.run=^$&arg=-test.bench=OPFSRename&arg=-test.benchtime=100x`);
+  await page.waitForFunction(() => window.goTest.exit !== null, null, { timeout: 300_000 });
+  const ren = await page.evaluate(() => window.goTest);
+  if (ren.exit !== 0) throw new Error(`rename benchmark failed:\n${ren.out}`);
+  for (const m of ren.out.matchAll(/BenchmarkOPFSRename\/(\S+)\s+\d+\s+(\d+) ns\/op/g)) drv[`rename-${m[1]}`] = Number(m[2]) / 1e6;
   const raw = await page.evaluate((n) => new Promise((resolve, reject) => {
     const w = new Worker('/bench/opfs-raw.worker.js');
     w.onmessage = (e) => { resolve(e.data); w.terminate(); };
@@ -132,7 +138,7 @@ const srv = await server([['/bench/', here], ['/gotest/', bin]]);
 const ctx = await launch(profile);
 try {
   const { drv, raw } = await driverBench(ctx, srv.url);
-  const g = (x) => (x == null ? '–' : x >= 100 ? x.toFixed(0) : x.toFixed(1));
+  const g = (x) => (x == null ? '–' : x >= 100 ? x.toFixed(0) : x >= 1 ? x.toFixed(1) : x.toFixed(2));
   console.log('the driver alone vs the raw OPFS floor, same page, 2,000 files of 550 B; ms for all 2,000');
   console.log('| operation | workspace/opfs driver | raw: one handle, flush per write | raw: one handle, one flush | raw: one OPFS file per file |');
   console.log('|---|---|---|---|---|');
@@ -142,6 +148,9 @@ try {
   console.log(`| walk + read + search all 2,000 (grep's I/O), cached | ${g(drv['scan-all'])} | – | – | – |`);
   console.log(`| the same with the cache off (reads from the log) | ${g(drv['scan-all-uncached'])} | – | – | – |`);
   console.log(`| reopen: replay the 2,000-file log | ${g(drv.reopen)} | – | – | – |`);
+  console.log(`| rename a directory of 2,000 files, the whole root (one rename, durable) | ${g(drv['rename-2000of2000'])} | – | – | – |`);
+  console.log(`| rename a directory of 2,000 files in a root of 20,000 | ${g(drv['rename-2000of20000'])} | – | – | – |`);
+  console.log(`| rename a directory of 100 files in a root of 20,000 | ${g(drv['rename-100of20000'])} | – | – | – |`);
   console.log('');
   const page = await ctx.newPage();
   await page.goto(`${srv.url}/test/blank.html`);

@@ -94,8 +94,11 @@ func (e *PathError) Unwrap() error { return e.Err }
 // already resolved: clean, slash-separated, relative, "." for the root.
 // Drivers never check paths for escapes; the workspace did.
 //
-// Optional extras are discovered by type assertion, as io/fs does:
-// LineReader, Appender, Walker, Putter.
+// Optional extras are discovered by type assertion, as io/fs does, and
+// the workspace falls back to Driver's methods without them: LineReader,
+// Appender, Putter, Walker, RunWalker, FileLister, DataReader. The
+// conformance suite (workspacetest) checks each one a driver implements
+// against its fallback.
 type Driver interface {
 	// Capabilities is a constant for the life of the driver.
 	Capabilities() Capabilities

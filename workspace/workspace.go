@@ -472,9 +472,16 @@ func (w *walkPacer) add(n int) error {
 	return w.pc.Check(w.ctx)
 }
 
+// walkDir is the walk for drivers without a Walker, over ReadDir. A
+// directory below dir that is gone, or is a file, by the time the walk
+// lists it (the callback, or another writer, moved it) lists as empty,
+// as it does in the drivers' own walks.
 func (w *Workspace) walkDir(ctx context.Context, dir string, fn WalkFunc) error {
 	return WalkTree(ctx, dir, func(d string) ([]Entry, []string, error) {
 		es, err := w.d.ReadDir(ctx, d)
+		if d != dir && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotDir)) {
+			return nil, nil, nil
+		}
 		return es, nil, err
 	}, fn)
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/a3s-lab/code-wasm/workspace/workspacetest"
 )
 
-// plainDriver hides memfs's optional extras (LineReader, Appender, Walker),
-// so the suite exercises the Workspace's own fallbacks for them.
+// plainDriver hides memfs's optional extras (every interface beside
+// Driver), so the suite exercises the Workspace's own fallbacks for them.
 type plainDriver struct{ workspace.Driver }
 
 func TestFallbacksConform(t *testing.T) {

@@ -31,6 +31,11 @@ test('workspace/opfs passes the conformance suite on real OPFS in Chromium', { t
       assert.match(out, new RegExp(`--- PASS: ${name} `), `${name} did not pass:\n${out.slice(-3000)}`);
     }
     assert.match(out, /--- PASS: TestOPFSConformance\/Concurrent\/WritersAndWalkers/);
+    // Every extra the driver implements agreed with its fallback, and what
+    // was written survived closing and reopening the root.
+    for (const sub of ['Reopen', 'Extras/LineReader', 'Extras/Appender', 'Extras/Putter', 'Extras/Walker', 'Extras/RunWalker', 'Extras/FileLister', 'Extras/DataReader', 'Walk/AfterEveryChange', 'Concurrent/WalkWhileRenaming']) {
+      assert.match(out, new RegExp(`--- PASS: TestOPFSConformance/${sub} `), `TestOPFSConformance/${sub} did not pass`);
+    }
     assert.doesNotMatch(out, /--- SKIP: TestOPFS/);
   } finally {
     await ctx?.close();

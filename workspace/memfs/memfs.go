@@ -2,79 +2,19 @@ package memfs
 
 import (
 	"context"
-	"io/fs"
-	"path"
-	"slices"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/a3s-lab/code-wasm/workspace"
+	"github.com/a3s-lab/code-wasm/workspace/internal/tree"
 )
 
 // FS is an in-memory workspace driver. The zero value is not usable; call
 // New. It is safe for concurrent use.
 type FS struct {
-	mu    sync.RWMutex
-	nodes map[string]*node // resolved path -> node; "." is the root
-	now   func() time.Time
-	// shape counts changes to which paths exist (a file or directory
-	// created, removed or moved; not a file's content), under the write
-	// lock. The flat file list (files.go) is good while it is unchanged.
-	shape uint64
-	flat  atomic.Pointer[flatFiles]
-}
-
-type node struct {
-	// epoch counts the node's moves and its removal (under the write
-	// lock): a walk holding the node from a listing checks with it that
-	// the node is still where the listing saw it.
-	epoch    uint32
-	dir      bool
-	children map[string]struct{} // dir only: base names
-	c        *content            // file only; replaced, never mutated
-	mod      time.Time
-	// list caches the directory's entries in lexical order and their
-	// paths, so listings and walks neither sort a map nor build a path
-	// string each time. It is built under the read lock (racing builders
-	// store equal results) and dropped under the write lock whenever an
-	// entry or path it holds could differ: by changed, and by moveTree for
-	// every directory that moves (its children's paths change).
-	list atomic.Pointer[listing]
-}
-
-// listing is a directory's cached listing: entries sorted by name, the
-// workspace path and node of each and the indices of the directories.
-// Never modified once stored.
-type listing = workspace.Listing[ref]
-
-// ref is a node as a listing saw it: still good while the node's epoch is
-// the same (it has not moved nor been removed since).
-type ref struct {
-	n     *node
-	epoch uint32
-}
-
-// changed records that directory dir's children changed at now: its
-// modification time moves, its cached listing is dropped, and so is its
-// parent's (which holds dir's ModTime). Called under the write lock.
-func (f *FS) changed(dir string, now time.Time) {
-	n := f.nodes[dir]
-	n.mod = now
-	n.list.Store(nil)
-	if dir != "." {
-		f.nodes[path.Dir(dir)].list.Store(nil)
-	}
-}
-
-// child is the path of name in directory dir: dir and name are already
-// clean, so no path.Join.
-func child(dir, name string) string {
-	if dir == "." {
-		return name
-	}
-	return dir + "/" + name
+	mu  sync.RWMutex
+	t   *tree.Tree[*content] // under mu
+	now func() time.Time
 }
 
 // content is immutable once stored, so readers share data. Its version is
@@ -102,25 +42,14 @@ func (c *content) version() workspace.Version {
 
 // New returns an empty file system.
 func New() *FS {
-	f := &FS{nodes: map[string]*node{}, now: time.Now}
-	f.nodes["."] = &node{dir: true, children: map[string]struct{}{}, mod: f.now()}
+	f := &FS{now: time.Now}
+	f.t = tree.New[*content](f.now(), nil)
 	return f
 }
 
 // Capabilities: read, write and search; no exec, no git.
 func (f *FS) Capabilities() workspace.Capabilities {
 	return workspace.Capabilities{Read: true, Write: true, Search: true}
-}
-
-func (f *FS) entry(name string, n *node) workspace.Entry {
-	e := workspace.Entry{Name: path.Base(name), ModTime: n.mod}
-	if n.dir {
-		e.Kind = workspace.KindDir
-	} else {
-		e.Kind = workspace.KindFile
-		e.Size = int64(len(n.c.data))
-	}
-	return e
 }
 
 func ctxErr(ctx context.Context) error { return ctx.Err() }
@@ -132,27 +61,7 @@ func (f *FS) Stat(ctx context.Context, name string) (workspace.Entry, error) {
 	}
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	n, err := f.lookup(name)
-	if err != nil {
-		return workspace.Entry{}, err
-	}
-	return f.entry(name, n), nil
-}
-
-// lookup finds a node; a file in the middle of the path gives ErrNotDir.
-func (f *FS) lookup(name string) (*node, error) {
-	if n, ok := f.nodes[name]; ok {
-		return n, nil
-	}
-	for p := path.Dir(name); p != "."; p = path.Dir(p) {
-		if n, ok := f.nodes[p]; ok {
-			if !n.dir {
-				return nil, workspace.ErrNotDir
-			}
-			break
-		}
-	}
-	return nil, fs.ErrNotExist
+	return f.t.Stat(name)
 }
 
 // ReadFile implements workspace.Driver. The returned slice is shared.
@@ -184,10 +93,10 @@ func (f *FS) WriteFile(ctx context.Context, name string, data []byte, ifVersion 
 		// Hash the current content (if it was stored by PutFile and never
 		// read) before taking the write lock.
 		f.mu.RLock()
-		n, err := f.lookup(name)
+		n, err := f.t.Lookup(name)
 		f.mu.RUnlock()
-		if err == nil && !n.dir {
-			n.c.version()
+		if err == nil && !n.IsDir() {
+			n.File().version()
 		}
 	}
 	f.mu.Lock()
@@ -211,32 +120,19 @@ func (f *FS) PutFile(ctx context.Context, name string, data []byte) error {
 }
 
 func (f *FS) writeLocked(name string, c *content, ifVersion workspace.Version) error {
-	old, err := f.lookup(name)
-	switch {
-	case err == nil && old.dir:
-		return workspace.ErrIsDir
-	case err != nil && err != fs.ErrNotExist:
-		return err
-	}
 	if ifVersion != "" {
-		if old == nil {
+		old, err := f.t.CheckPut(name)
+		switch {
+		case err != nil:
+			return err
+		case old == nil:
 			return &workspace.ConflictError{Path: name, Expected: ifVersion, Actual: "(missing)"}
 		}
-		if cur := old.c.version(); cur != ifVersion {
+		if cur := old.File().version(); cur != ifVersion {
 			return &workspace.ConflictError{Path: name, Expected: ifVersion, Actual: cur}
 		}
 	}
-	if old == nil {
-		if err := f.mkdirAllLocked(path.Dir(name)); err != nil {
-			return err
-		}
-		f.shape++
-	}
-	now := f.now()
-	f.nodes[name] = &node{c: c, mod: now}
-	f.nodes[path.Dir(name)].children[path.Base(name)] = struct{}{}
-	f.changed(path.Dir(name), now)
-	return nil
+	return f.t.Put(name, c, int64(len(c.data)), f.now())
 }
 
 // AppendFile implements workspace.Appender. The new content is built and
@@ -249,37 +145,27 @@ func (f *FS) AppendFile(ctx context.Context, name string, data []byte, ifVersion
 			return "", err
 		}
 		f.mu.RLock()
-		n, err := f.lookup(name)
+		base, err := f.t.CheckPut(name)
 		f.mu.RUnlock()
-		var base *content
-		switch {
-		case err == nil && n.dir:
-			return "", workspace.ErrIsDir
-		case err == nil:
-			base = n.c
-		case err != fs.ErrNotExist:
+		if err != nil {
 			return "", err
 		}
 		var old []byte
 		if base != nil {
-			old = base.data
+			old = base.File().data
 		}
 		buf := make([]byte, 0, len(old)+len(data))
 		c := hashedContent(append(append(buf, old...), data...))
 		if base != nil {
-			base.version() // for the check below, outside the lock
+			base.File().version() // for the check below, outside the lock
 		}
 
 		f.mu.Lock()
-		var now *content
-		cur, err := f.lookup(name)
-		if err == nil && !cur.dir {
-			now = cur.c
-		}
+		cur, err := f.t.CheckPut(name)
 		// The file changed since base was read. If the append may still
 		// happen (unconditional, or the version still matches), rebuild
 		// from the new content; otherwise writeLocked reports the error.
-		if now != base && (err == nil || err == fs.ErrNotExist) && (ifVersion == "" || (now != nil && now.ver == ifVersion)) {
+		if cur != base && err == nil && (ifVersion == "" || (cur != nil && cur.File().ver == ifVersion)) {
 			f.mu.Unlock()
 			continue
 		}
@@ -299,26 +185,7 @@ func (f *FS) MkdirAll(ctx context.Context, name string) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.mkdirAllLocked(name)
-}
-
-func (f *FS) mkdirAllLocked(name string) error {
-	if n, ok := f.nodes[name]; ok {
-		if !n.dir {
-			return workspace.ErrNotDir
-		}
-		return nil
-	}
-	parent := path.Dir(name)
-	if err := f.mkdirAllLocked(parent); err != nil {
-		return err
-	}
-	now := f.now()
-	f.shape++
-	f.nodes[name] = &node{dir: true, children: map[string]struct{}{}, mod: now}
-	f.nodes[parent].children[path.Base(name)] = struct{}{}
-	f.changed(parent, now)
-	return nil
+	return f.t.MkdirAll(name, f.now())
 }
 
 // ReadDir implements workspace.Driver.
@@ -328,61 +195,7 @@ func (f *FS) ReadDir(ctx context.Context, name string) ([]workspace.Entry, error
 	}
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	n, err := f.lookup(name)
-	if err != nil {
-		return nil, err
-	}
-	if !n.dir {
-		return nil, workspace.ErrNotDir
-	}
-	return slices.Clone(f.listLocked(name, n).Entries), nil
-}
-
-// listLocked returns the sorted entries of directory n (at name) and
-// their paths, from the cache when it is there. The listing is shared:
-// callers must not modify it. Called under the read or the write lock.
-func (f *FS) listLocked(name string, n *node) *listing {
-	if l := n.list.Load(); l != nil {
-		return l
-	}
-	names := make([]string, 0, len(n.children))
-	for c := range n.children {
-		names = append(names, c)
-	}
-	slices.Sort(names)
-	// The paths go in one string, in order: a walk reads them one after
-	// the other (glob's suffix test), and scattered over the heap they
-	// cost a cache miss each.
-	var b strings.Builder
-	size := 0
-	for _, c := range names {
-		size += len(name) + 1 + len(c)
-	}
-	b.Grow(size)
-	ends := make([]int, len(names))
-	for i, c := range names {
-		if name != "." {
-			b.WriteString(name)
-			b.WriteByte('/')
-		}
-		b.WriteString(c)
-		ends[i] = b.Len()
-	}
-	all := b.String()
-	l := &listing{Entries: make([]workspace.Entry, len(names)), Paths: make([]string, len(names)), Handles: make([]ref, len(names)), Dirs: []int{}}
-	start := 0
-	for i, c := range names {
-		p := all[start:ends[i]]
-		start = ends[i]
-		cn := f.nodes[p]
-		l.Paths[i], l.Handles[i] = p, ref{cn, cn.epoch}
-		l.Entries[i] = f.entry(c, cn)
-		if cn.dir {
-			l.Dirs = append(l.Dirs, i)
-		}
-	}
-	n.list.Store(l)
-	return l
+	return f.t.ReadDir(name)
 }
 
 // Remove implements workspace.Driver.
@@ -390,30 +203,9 @@ func (f *FS) Remove(ctx context.Context, name string) error {
 	if err := ctxErr(ctx); err != nil {
 		return err
 	}
-	if name == "." {
-		return fs.ErrInvalid // the workspace refuses this first; never delete the root
-	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if _, err := f.lookup(name); err != nil {
-		return err
-	}
-	f.shape++
-	f.deleteTree(name)
-	delete(f.nodes[path.Dir(name)].children, path.Base(name))
-	f.changed(path.Dir(name), f.now())
-	return nil
-}
-
-func (f *FS) deleteTree(name string) {
-	n := f.nodes[name]
-	n.epoch++
-	if n.dir {
-		for c := range n.children {
-			f.deleteTree(child(name, c))
-		}
-	}
-	delete(f.nodes, name)
+	return f.t.Remove(name, f.now())
 }
 
 // Rename implements workspace.Driver.
@@ -423,114 +215,66 @@ func (f *FS) Rename(ctx context.Context, from, to string) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if from == "." || to == "." || from == to || strings.HasPrefix(to, from+"/") {
-		return fs.ErrInvalid // the workspace refuses these first
-	}
-	src, err := f.lookup(from)
-	if err != nil {
-		return err
-	}
-	if dst, err := f.lookup(to); err == nil {
-		if dst.dir {
-			return fs.ErrExist
-		}
-		if src.dir {
-			return workspace.ErrNotDir
-		}
-	} else if err != fs.ErrNotExist {
-		return err
-	}
-	if err := f.mkdirAllLocked(path.Dir(to)); err != nil {
-		return err
-	}
-	f.shape++
-	f.moveTree(from, to)
-	now := f.now()
-	delete(f.nodes[path.Dir(from)].children, path.Base(from))
-	f.changed(path.Dir(from), now)
-	f.nodes[path.Dir(to)].children[path.Base(to)] = struct{}{}
-	f.changed(path.Dir(to), now)
-	return nil
-}
-
-// moveTree re-keys the subtree at from to to, visiting only that subtree.
-// Children maps hold base names, so they stay valid as they are; cached
-// listings hold paths, so each moved directory's is dropped.
-func (f *FS) moveTree(from, to string) {
-	n := f.nodes[from]
-	delete(f.nodes, from)
-	if old := f.nodes[to]; old != nil {
-		old.epoch++ // a file replaced by the move
-	}
-	f.nodes[to] = n
-	n.epoch++
-	if n.dir {
-		n.list.Store(nil)
-		for c := range n.children {
-			f.moveTree(from+"/"+c, to+"/"+c)
-		}
-	}
+	return f.t.Rename(from, to, f.now())
 }
 
 // Walk implements workspace.Walker: lexical order, directories before their
 // contents, under one read lock per directory.
 func (f *FS) Walk(ctx context.Context, root string, fn workspace.WalkFunc) error {
-	n, err := f.walkRoot(root)
-	if err != nil {
-		return err
-	}
-	return workspace.WalkTreeOf(ctx, root, n, f.list, fn)
+	return f.t.Walk(ctx, root, (*readLock)(&f.mu), fn)
 }
 
 // WalkRuns implements workspace.RunWalker: Walk's entries in runs cut from
 // the cached listings, which fn gets as they are (it must not modify
 // them).
 func (f *FS) WalkRuns(ctx context.Context, root string, fn workspace.WalkRunFunc) error {
-	n, err := f.walkRoot(root)
-	if err != nil {
-		return err
-	}
-	return workspace.WalkRunsOf(ctx, root, n, f.list, fn)
+	return f.t.WalkRuns(ctx, root, (*readLock)(&f.mu), fn)
 }
 
-func (f *FS) walkRoot(root string) (ref, error) {
+// readLock is the tree's Locker for walks: f.mu for reading.
+type readLock sync.RWMutex
+
+func (l *readLock) RLock() error { (*sync.RWMutex)(l).RLock(); return nil }
+func (l *readLock) RUnlock()     { (*sync.RWMutex)(l).RUnlock() }
+
+// Files implements workspace.FileLister: the paths of every file under dir,
+// in Walk's order, from a list built at the first call after the tree's
+// shape last changed (writing a file's content does not change it). The
+// slice is shared: callers must not modify it.
+func (f *FS) Files(ctx context.Context, dir string) ([]string, error) {
+	if err := ctxErr(ctx); err != nil {
+		return nil, err
+	}
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	n, err := f.lookup(root)
-	if err == nil && !n.dir {
-		err = workspace.ErrNotDir
-	}
+	return f.t.Files(dir)
+}
+
+// ReadData implements workspace.DataReader: ReadFile without hashing a
+// file nobody has asked the version of. The returned slice is shared.
+func (f *FS) ReadData(ctx context.Context, name string) ([]byte, error) {
+	c, err := f.fileContent(ctx, name)
 	if err != nil {
-		return ref{}, err
+		return nil, err
 	}
-	return ref{n, n.epoch}, nil
+	return c.data, nil
 }
 
-// list is the walk's directory listing: one read lock per directory, so
-// writers are not held off for the whole walk. h is dir's node from the
-// listing the walk found dir in: while it has not moved nor been removed
-// since (its epoch says so) no lookup is needed; otherwise dir is looked
-// up, and a directory no longer there lists as empty.
-func (f *FS) list(dir string, h ref) (*listing, error) {
+// fileContent is the content of the file name, shared.
+func (f *FS) fileContent(ctx context.Context, name string) (*content, error) {
+	if err := ctxErr(ctx); err != nil {
+		return nil, err
+	}
 	f.mu.RLock()
-	n := h.n
-	if n == nil || n.epoch != h.epoch {
-		n = f.nodes[dir]
-	}
-	var l *listing
-	if n != nil && n.dir {
-		l = f.listLocked(dir, n)
-	}
+	n, err := f.t.Lookup(name)
 	f.mu.RUnlock()
-	return l, nil
+	if err != nil {
+		return nil, err
+	}
+	if n.IsDir() {
+		return nil, workspace.ErrIsDir
+	}
+	return n.File(), nil
 }
 
-var (
-	_ workspace.Driver     = (*FS)(nil)
-	_ workspace.LineReader = (*FS)(nil)
-	_ workspace.Appender   = (*FS)(nil)
-	_ workspace.Walker     = (*FS)(nil)
-	_ workspace.RunWalker  = (*FS)(nil)
-	_ workspace.FileLister = (*FS)(nil)
-	_ workspace.Putter     = (*FS)(nil)
-)
+var _ tree.Driver = (*FS)(nil)

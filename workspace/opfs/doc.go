@@ -10,7 +10,9 @@
 // record, flushed before the call returns (bulk loads through PutFile share
 // one flush); replaying the log rebuilds the tree. A torn record at the end (a crash mid-write) fails its checksum and
 // is dropped, so a file is always whole-old or whole-new. The tree, sizes
-// and versions live in memory, with a bounded content cache; reads and
+// and versions live in memory (the tree is workspace/internal/tree, the
+// one memfs uses: cached listings, Files, WalkRuns, renames in the moved
+// subtree's size), with a bounded content cache; reads and
 // greps touch OPFS only for contents the cache evicted. When dead records
 // outweigh live ones the log is compacted into the next generation, which
 // counts only once its final checkpoint record is on disk.

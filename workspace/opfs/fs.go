@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/a3s-lab/code-wasm/workspace"
+	"github.com/a3s-lab/code-wasm/workspace/internal/tree"
 )
 
 // Options tune a driver. The zero value is ready to use.
@@ -41,7 +41,7 @@ type FS struct {
 	gen    int
 	end    int64 // where the next record goes
 	live   int64 // bytes of the records live files came from
-	nodes  map[string]*node
+	tree   *tree.Tree[*file]
 	cached int64
 	opts   Options
 	closed bool
@@ -58,16 +58,15 @@ type FS struct {
 	broken error
 }
 
-type node struct {
-	dir      bool
-	children map[string]struct{}
-	mod      int64 // Unix ns
-	// files only:
-	size    int64
+// node is a file or directory in the tree; a file's content is a file.
+type node = tree.Node[*file]
+
+// file is where a file's content lies in the log, and its cached copy.
+type file struct {
 	off     int64 // content offset in the current log
 	recSize int64
 	ver     workspace.Version // rendered once, at apply
-	data    []byte            // cached content, valid when isCached
+	data    []byte            // cached content, valid when isCache
 	isCache bool
 }
 
@@ -140,7 +139,7 @@ func OpenDir(ctx context.Context, dir Dir, opts Options) (*FS, error) {
 }
 
 func (f *FS) reset() {
-	f.nodes = map[string]*node{".": {dir: true, children: map[string]struct{}{}, mod: f.now().UnixNano()}}
+	f.tree = tree.New(time.Unix(0, f.now().UnixNano()), f.forget) // as a replayed mtime reads
 	f.live, f.cached = 0, 0
 }
 
@@ -194,40 +193,36 @@ func (f *FS) load(ctx context.Context, g int) (bool, error) {
 }
 
 // apply changes the tree for a record that is at pos in the log. Records
-// were checked when written, so apply does not check them again.
+// were checked (CheckPut, CheckRemove, CheckRename) before they were
+// written, so apply does not check them again; a record that does not
+// apply, which a log this driver wrote never holds, changes nothing.
 func (f *FS) apply(r record, pos int64) {
+	mod := time.Unix(0, r.mtime)
 	switch r.op {
 	case opPut:
-		f.mkdirAll(path.Dir(r.a), r.mtime)
-		if old := f.nodes[r.a]; old != nil && !old.dir {
-			f.forget(old)
+		fl := &file{off: pos + headerLen + int64(len(r.a)), recSize: r.size(), ver: versionString(r.ver)}
+		if f.tree.Put(r.a, fl, int64(len(r.b)), mod) == nil {
+			f.live += fl.recSize
+			f.cache(fl, r.b)
 		}
-		n := &node{mod: r.mtime, size: int64(len(r.b)), off: pos + headerLen + int64(len(r.a)), recSize: r.size(), ver: versionString(r.ver)}
-		f.nodes[r.a] = n
-		f.live += n.recSize
-		f.cache(n, r.b)
-		f.link(r.a, r.mtime)
 	case opMkdir:
-		f.mkdirAll(r.a, r.mtime)
+		f.tree.MkdirAll(r.a, mod)
 	case opRemove:
-		if _, ok := f.nodes[r.a]; ok {
-			f.deleteTree(r.a)
-			f.unlink(r.a, r.mtime)
-		}
+		f.tree.Remove(r.a, mod)
 	case opRename:
-		f.rename(r.a, string(r.b), r.mtime)
+		f.tree.Rename(r.a, string(r.b), mod)
 	}
 }
 
-func (f *FS) cache(n *node, b []byte) {
+func (f *FS) cache(fl *file, b []byte) {
 	if int64(len(b)) > f.opts.CacheBytes/4 {
 		return
 	}
-	n.data, n.isCache = b, true
+	fl.data, fl.isCache = b, true
 	f.cached += int64(len(b))
 	if f.cached > f.opts.CacheBytes {
-		for _, o := range f.nodes { // any victim will do: evict until 3/4 full
-			if o != n && o.isCache {
+		for _, n := range f.tree.All() { // any victim will do: evict until 3/4 full
+			if o := n.File(); o != nil && o != fl && o.isCache {
 				f.uncache(o)
 			}
 			if f.cached <= f.opts.CacheBytes*3/4 {
@@ -237,78 +232,18 @@ func (f *FS) cache(n *node, b []byte) {
 	}
 }
 
-func (f *FS) uncache(n *node) {
-	if n.isCache {
-		f.cached -= int64(len(n.data))
-		n.data, n.isCache = nil, false
+func (f *FS) uncache(fl *file) {
+	if fl.isCache {
+		f.cached -= int64(len(fl.data))
+		fl.data, fl.isCache = nil, false
 	}
 }
 
-// forget drops a file that is replaced or removed: its cached content and
-// its share of the live bytes.
-func (f *FS) forget(n *node) {
-	f.uncache(n)
-	f.live -= n.recSize
-}
-
-func (f *FS) mkdirAll(name string, mtime int64) {
-	if n, ok := f.nodes[name]; ok && n.dir {
-		return
-	}
-	f.mkdirAll(path.Dir(name), mtime)
-	f.nodes[name] = &node{dir: true, children: map[string]struct{}{}, mod: mtime}
-	f.link(name, mtime)
-}
-
-func (f *FS) link(name string, mtime int64) {
-	if name == "." {
-		return
-	}
-	p := f.nodes[path.Dir(name)]
-	p.children[path.Base(name)] = struct{}{}
-	p.mod = mtime
-}
-
-func (f *FS) unlink(name string, mtime int64) {
-	if p := f.nodes[path.Dir(name)]; p != nil {
-		delete(p.children, path.Base(name))
-		p.mod = mtime
-	}
-}
-
-func (f *FS) deleteTree(name string) {
-	n := f.nodes[name]
-	if n.dir {
-		for c := range n.children {
-			f.deleteTree(workspace.Join(name, c))
-		}
-	} else {
-		f.forget(n)
-	}
-	delete(f.nodes, name)
-}
-
-func (f *FS) rename(from, to string, mtime int64) {
-	if _, ok := f.nodes[from]; !ok {
-		return
-	}
-	if old, ok := f.nodes[to]; ok && !old.dir {
-		f.forget(old)
-		delete(f.nodes, to)
-	}
-	f.mkdirAll(path.Dir(to), mtime)
-	moved := map[string]*node{}
-	for p, n := range f.nodes {
-		if p == from || strings.HasPrefix(p, from+"/") {
-			moved[to+strings.TrimPrefix(p, from)] = n
-			delete(f.nodes, p)
-		}
-	}
-	for p, n := range moved {
-		f.nodes[p] = n
-	}
-	f.unlink(from, mtime)
-	f.link(to, mtime)
+// forget drops a file that is replaced or removed (the tree calls it):
+// its cached content and its share of the live bytes.
+func (f *FS) forget(fl *file) {
+	f.uncache(fl)
+	f.live -= fl.recSize
 }
 
 // write appends records as one write and one flush. On failure the log is
@@ -374,16 +309,8 @@ func (f *FS) PutFile(ctx context.Context, name string, data []byte) error {
 		return err
 	}
 	defer f.mu.Unlock()
-	old, err := f.lookup(name)
-	switch {
-	case err == nil && old.dir:
-		return workspace.ErrIsDir
-	case err != nil && err != fs.ErrNotExist:
+	if _, err := f.tree.CheckPut(name); err != nil {
 		return err
-	case old == nil:
-		if err := f.checkParents(name); err != nil {
-			return err
-		}
 	}
 	r := record{op: opPut, a: name, b: data, mtime: f.now().UnixNano(), ver: versionBytes(workspace.VersionOf(data))}
 	at := f.end + int64(len(f.pend))
@@ -434,26 +361,37 @@ func (f *FS) rewrite(ctx context.Context, g int) error {
 	if err := nf.Truncate(0); err != nil {
 		return fail(err)
 	}
-	paths := make([]string, 0, len(f.nodes))
-	for p := range f.nodes {
+	if f.tree == nil {
+		f.reset()
+	}
+	type entry struct {
+		path string
+		n    *node
+	}
+	entries := make([]entry, 0, f.tree.Len())
+	for p, n := range f.tree.All() {
 		if p != "." {
-			paths = append(paths, p)
+			entries = append(entries, entry{p, n})
 		}
 	}
-	slices.Sort(paths)
-	offs := make(map[string][2]int64, len(paths))
+	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.path, b.path) })
+	type moved struct {
+		fl           *file
+		off, recSize int64
+	}
+	var offs []moved
 	var buf []byte
 	var pos, flushed int64
-	for _, p := range paths {
-		n := f.nodes[p]
-		r := record{op: opMkdir, a: p, mtime: n.mod}
-		if !n.dir {
+	for _, e := range entries {
+		p, n := e.path, e.n
+		r := record{op: opMkdir, a: p, mtime: n.ModTime().UnixNano()}
+		if !n.IsDir() {
 			data, err := f.content(n)
 			if err != nil {
 				return fail(err)
 			}
-			r = record{op: opPut, a: p, b: data, mtime: n.mod, ver: versionBytes(n.ver)}
-			offs[p] = [2]int64{pos + headerLen + int64(len(p)), r.size()}
+			r = record{op: opPut, a: p, b: data, mtime: r.mtime, ver: versionBytes(n.File().ver)}
+			offs = append(offs, moved{n.File(), pos + headerLen + int64(len(p)), r.size()})
 		}
 		buf = r.appendTo(buf)
 		pos += r.size()
@@ -477,17 +415,13 @@ func (f *FS) rewrite(ctx context.Context, g int) error {
 	old, oldGen := f.f, f.gen
 	f.f, f.gen, f.end = nf, g, pos
 	f.live = 0
-	for p, o := range offs {
-		n := f.nodes[p]
-		n.off, n.recSize = o[0], o[1]
-		f.live += o[1]
+	for _, m := range offs {
+		m.fl.off, m.fl.recSize = m.off, m.recSize
+		f.live += m.recSize
 	}
 	if old != nil {
 		old.Close()
 		f.dir.Remove(ctx, logName(oldGen))
-	}
-	if f.nodes == nil {
-		f.reset()
 	}
 	return nil
 }
@@ -502,21 +436,22 @@ func (f *FS) maybeCompact(ctx context.Context) {
 
 // content returns a file's bytes from the cache or the log.
 func (f *FS) content(n *node) ([]byte, error) {
-	if n.isCache {
-		return n.data, nil
+	fl := n.File()
+	if fl.isCache {
+		return fl.data, nil
 	}
-	if n.off >= f.end { // still in pend
+	if fl.off >= f.end { // still in pend
 		if err := f.drain(); err != nil {
 			return nil, err
 		}
 	}
-	b := make([]byte, n.size)
-	if n.size > 0 {
-		if _, err := f.f.ReadAt(b, n.off); err != nil && !(err == io.EOF) {
+	b := make([]byte, n.Size())
+	if len(b) > 0 {
+		if _, err := f.f.ReadAt(b, fl.off); err != nil && !(err == io.EOF) {
 			return nil, fmt.Errorf("opfs: read log: %w", err)
 		}
 	}
-	f.cache(n, b)
+	f.cache(fl, b)
 	return b, nil
 }
 
@@ -537,43 +472,6 @@ func (f *FS) lock(ctx context.Context) error {
 	return nil
 }
 
-// lookup finds a node; a file in the middle of the path gives ErrNotDir.
-func (f *FS) lookup(name string) (*node, error) {
-	if n, ok := f.nodes[name]; ok {
-		return n, nil
-	}
-	for p := path.Dir(name); p != "."; p = path.Dir(p) {
-		if n, ok := f.nodes[p]; ok {
-			if !n.dir {
-				return nil, workspace.ErrNotDir
-			}
-			break
-		}
-	}
-	return nil, fs.ErrNotExist
-}
-
-// checkParents reports ErrNotDir if a component above name is a file.
-func (f *FS) checkParents(name string) error {
-	for p := path.Dir(name); p != "."; p = path.Dir(p) {
-		if n, ok := f.nodes[p]; ok {
-			if !n.dir {
-				return workspace.ErrNotDir
-			}
-			return nil
-		}
-	}
-	return nil
-}
-
-func (f *FS) entry(name string, n *node) workspace.Entry {
-	e := workspace.Entry{Name: path.Base(name), ModTime: time.Unix(0, n.mod), Kind: workspace.KindDir}
-	if !n.dir {
-		e.Kind, e.Size = workspace.KindFile, n.size
-	}
-	return e
-}
-
 // Capabilities: read, write and search; no exec, no git.
 func (f *FS) Capabilities() workspace.Capabilities {
 	return workspace.Capabilities{Read: true, Write: true, Search: true}
@@ -585,11 +483,7 @@ func (f *FS) Stat(ctx context.Context, name string) (workspace.Entry, error) {
 		return workspace.Entry{}, err
 	}
 	defer f.mu.Unlock()
-	n, err := f.lookup(name)
-	if err != nil {
-		return workspace.Entry{}, err
-	}
-	return f.entry(name, n), nil
+	return f.tree.Stat(name)
 }
 
 // ReadFile implements workspace.Driver. The slice is shared and never
@@ -599,18 +493,25 @@ func (f *FS) ReadFile(ctx context.Context, name string) ([]byte, workspace.Versi
 		return nil, "", err
 	}
 	defer f.mu.Unlock()
-	n, err := f.lookup(name)
+	n, err := f.tree.Lookup(name)
 	if err != nil {
 		return nil, "", err
 	}
-	if n.dir {
+	if n.IsDir() {
 		return nil, "", workspace.ErrIsDir
 	}
 	b, err := f.content(n)
 	if err != nil {
 		return nil, "", err
 	}
-	return b, n.ver, nil
+	return b, n.File().ver, nil
+}
+
+// ReadData implements workspace.DataReader: versions are rendered at
+// apply, so this is ReadFile without its version.
+func (f *FS) ReadData(ctx context.Context, name string) ([]byte, error) {
+	b, _, err := f.ReadFile(ctx, name)
+	return b, err
 }
 
 // ReadLines implements workspace.LineReader.
@@ -633,24 +534,16 @@ func (f *FS) WriteFile(ctx context.Context, name string, data []byte, ifVersion 
 }
 
 func (f *FS) put(ctx context.Context, name string, data []byte, ifVersion workspace.Version) (workspace.Version, error) {
-	old, err := f.lookup(name)
-	switch {
-	case err == nil && old.dir:
-		return "", workspace.ErrIsDir
-	case err != nil && err != fs.ErrNotExist:
+	old, err := f.tree.CheckPut(name)
+	if err != nil {
 		return "", err
 	}
 	if ifVersion != "" {
 		if old == nil {
 			return "", &workspace.ConflictError{Path: name, Expected: ifVersion, Actual: "(missing)"}
 		}
-		if cur := old.ver; cur != ifVersion {
+		if cur := old.File().ver; cur != ifVersion {
 			return "", &workspace.ConflictError{Path: name, Expected: ifVersion, Actual: cur}
-		}
-	}
-	if old == nil {
-		if err := f.checkParents(name); err != nil {
-			return "", err
 		}
 	}
 	v := workspace.VersionOf(data)
@@ -671,16 +564,14 @@ func (f *FS) AppendFile(ctx context.Context, name string, data []byte, ifVersion
 	}
 	defer f.mu.Unlock()
 	var old []byte
-	n, err := f.lookup(name)
-	switch {
-	case err == nil && n.dir:
-		return "", workspace.ErrIsDir
-	case err == nil:
+	n, err := f.tree.CheckPut(name)
+	if err != nil {
+		return "", err
+	}
+	if n != nil {
 		if old, err = f.content(n); err != nil {
 			return "", err
 		}
-	case err != fs.ErrNotExist:
-		return "", err
 	}
 	buf := make([]byte, 0, len(old)+len(data))
 	buf = append(append(buf, old...), data...)
@@ -693,13 +584,12 @@ func (f *FS) MkdirAll(ctx context.Context, name string) error {
 		return err
 	}
 	defer f.mu.Unlock()
-	if n, ok := f.nodes[name]; ok {
-		if !n.dir {
+	if n, err := f.tree.Lookup(name); err == nil {
+		if !n.IsDir() {
 			return workspace.ErrNotDir
 		}
 		return nil
-	}
-	if err := f.checkParents(name); err != nil {
+	} else if err != fs.ErrNotExist {
 		return err
 	}
 	r := record{op: opMkdir, a: name, mtime: f.now().UnixNano()}
@@ -717,28 +607,7 @@ func (f *FS) ReadDir(ctx context.Context, name string) ([]workspace.Entry, error
 		return nil, err
 	}
 	defer f.mu.Unlock()
-	n, err := f.lookup(name)
-	if err != nil {
-		return nil, err
-	}
-	if !n.dir {
-		return nil, workspace.ErrNotDir
-	}
-	return f.list(name, n), nil
-}
-
-func (f *FS) list(name string, n *node) []workspace.Entry {
-	names := make([]string, 0, len(n.children))
-	for c := range n.children {
-		names = append(names, c)
-	}
-	slices.Sort(names)
-	out := make([]workspace.Entry, len(names))
-	for i, c := range names {
-		p := workspace.Join(name, c)
-		out[i] = f.entry(p, f.nodes[p])
-	}
-	return out
+	return f.tree.ReadDir(name)
 }
 
 // Remove implements workspace.Driver.
@@ -747,11 +616,8 @@ func (f *FS) Remove(ctx context.Context, name string) error {
 		return err
 	}
 	defer f.mu.Unlock()
-	if _, err := f.lookup(name); err != nil {
+	if err := f.tree.CheckRemove(name); err != nil {
 		return err
-	}
-	if name == "." {
-		return errors.New("cannot remove the workspace root")
 	}
 	r := record{op: opRemove, a: name, mtime: f.now().UnixNano()}
 	at, err := f.write(r)
@@ -769,20 +635,7 @@ func (f *FS) Rename(ctx context.Context, from, to string) error {
 		return err
 	}
 	defer f.mu.Unlock()
-	src, err := f.lookup(from)
-	if err != nil {
-		return err
-	}
-	if dst, err := f.lookup(to); err == nil {
-		if dst.dir {
-			return fs.ErrExist
-		}
-		if src.dir {
-			return workspace.ErrNotDir
-		}
-	} else if err != fs.ErrNotExist {
-		return err
-	} else if err := f.checkParents(to); err != nil {
+	if err := f.tree.CheckRename(from, to); err != nil {
 		return err
 	}
 	r := record{op: opRename, a: from, b: []byte(to), mtime: f.now().UnixNano()}
@@ -796,35 +649,39 @@ func (f *FS) Rename(ctx context.Context, from, to string) error {
 }
 
 // Walk implements workspace.Walker: lexical order, directories before
-// their contents, from the in-memory tree.
+// their contents, from the tree's cached listings, each taken under one
+// hold of the lock.
 func (f *FS) Walk(ctx context.Context, root string, fn workspace.WalkFunc) error {
-	if err := f.lock(ctx); err != nil {
-		return err
-	}
-	n, err := f.lookup(root)
-	if err == nil && !n.dir {
-		err = workspace.ErrNotDir
-	}
-	f.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	return workspace.WalkTree(ctx, root, f.walkList(ctx), fn)
+	return f.tree.Walk(ctx, root, walkLock{f, ctx}, fn)
 }
 
-// walkList lists one directory for workspace.WalkTree under one lock
-// hold; a directory removed meanwhile lists as empty.
-func (f *FS) walkList(ctx context.Context) func(dir string) ([]workspace.Entry, []string, error) {
-	return func(dir string) ([]workspace.Entry, []string, error) {
-		if err := f.lock(ctx); err != nil {
-			return nil, nil, err
-		}
-		defer f.mu.Unlock()
-		if n, ok := f.nodes[dir]; ok && n.dir {
-			return f.list(dir, n), nil, nil
-		}
-		return nil, nil, nil
+// WalkRuns implements workspace.RunWalker: Walk's entries in runs cut from
+// the cached listings, which fn gets as they are (it must not modify
+// them).
+func (f *FS) WalkRuns(ctx context.Context, root string, fn workspace.WalkRunFunc) error {
+	return f.tree.WalkRuns(ctx, root, walkLock{f, ctx}, fn)
+}
+
+// walkLock is the tree's Locker for walks: the driver's one lock, refused
+// once the driver is closed or broken.
+type walkLock struct {
+	f   *FS
+	ctx context.Context
+}
+
+func (l walkLock) RLock() error { return l.f.lock(l.ctx) }
+func (l walkLock) RUnlock()     { l.f.mu.Unlock() }
+
+// Files implements workspace.FileLister: the paths of every file under
+// dir, in Walk's order, from the tree's list (rebuilt only after a file or
+// directory is created, removed or moved). The slice is shared: callers
+// must not modify it.
+func (f *FS) Files(ctx context.Context, dir string) ([]string, error) {
+	if err := f.lock(ctx); err != nil {
+		return nil, err
 	}
+	defer f.mu.Unlock()
+	return f.tree.Files(dir)
 }
 
 // Stats describes the log, for tests and benchmarks.
@@ -840,7 +697,7 @@ type Stats struct {
 func (f *FS) Stats() Stats {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return Stats{Generation: f.gen, LogBytes: f.end + int64(len(f.pend)), LiveBytes: f.live, CachedBytes: f.cached, Entries: len(f.nodes) - 1}
+	return Stats{Generation: f.gen, LogBytes: f.end + int64(len(f.pend)), LiveBytes: f.live, CachedBytes: f.cached, Entries: f.tree.Len()}
 }
 
 // Close flushes and closes the log and runs Options.OnClose. Later calls
@@ -870,10 +727,6 @@ func (f *FS) Close() error {
 }
 
 var (
-	_ workspace.Driver     = (*FS)(nil)
-	_ workspace.LineReader = (*FS)(nil)
-	_ workspace.Appender   = (*FS)(nil)
-	_ workspace.Walker     = (*FS)(nil)
-	_ workspace.Putter     = (*FS)(nil)
-	_ io.Closer            = (*FS)(nil)
+	_ tree.Driver = (*FS)(nil)
+	_ io.Closer   = (*FS)(nil)
 )

@@ -31,8 +31,8 @@ func read(t *testing.T, f *FS, name string) string {
 	return string(b)
 }
 
-// tree renders every file as path=content, for comparing whole states.
-func tree(t *testing.T, f *FS) map[string]string {
+// state renders every file as path=content, for comparing whole states.
+func state(t *testing.T, f *FS) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	err := f.Walk(context.Background(), ".", func(p string, e workspace.Entry) error {
@@ -47,56 +47,6 @@ func tree(t *testing.T, f *FS) map[string]string {
 		t.Fatal(err)
 	}
 	return out
-}
-
-func TestReopenReplaysEveryOperation(t *testing.T) {
-	ctx := context.Background()
-	steps := []struct {
-		name string
-		do   func(f *FS) error
-	}{
-		{"write nested", func(f *FS) error { _, err := f.WriteFile(ctx, "a/b/c.txt", []byte("one"), ""); return err }},
-		{"overwrite", func(f *FS) error { _, err := f.WriteFile(ctx, "a/b/c.txt", []byte("two"), ""); return err }},
-		{"append", func(f *FS) error { _, err := f.AppendFile(ctx, "a/b/c.txt", []byte("+3"), ""); return err }},
-		{"empty file", func(f *FS) error { _, err := f.WriteFile(ctx, "empty", nil, ""); return err }},
-		{"mkdir", func(f *FS) error { return f.MkdirAll(ctx, "d/e") }},
-		{"rename dir", func(f *FS) error { return f.Rename(ctx, "a", "z/a") }},
-		{"write then remove", func(f *FS) error {
-			if _, err := f.WriteFile(ctx, "gone/x", []byte("x"), ""); err != nil {
-				return err
-			}
-			return f.Remove(ctx, "gone")
-		}},
-		{"rename over file", func(f *FS) error {
-			if _, err := f.WriteFile(ctx, "r1", []byte("r1"), ""); err != nil {
-				return err
-			}
-			if _, err := f.WriteFile(ctx, "r2", []byte("r2"), ""); err != nil {
-				return err
-			}
-			return f.Rename(ctx, "r1", "r2")
-		}},
-	}
-	d := NewMemDir()
-	f := open(t, d, Options{})
-	for _, s := range steps {
-		t.Run(s.name, func(t *testing.T) {
-			if err := s.do(f); err != nil {
-				t.Fatal(err)
-			}
-			want := tree(t, f)
-			f.Close()
-			f = open(t, d, Options{})
-			if got := tree(t, f); !mapsEqual(got, want) {
-				t.Fatalf("after reopen:\n got %v\nwant %v", got, want)
-			}
-		})
-	}
-	want := map[string]string{"d/": "", "d/e/": "", "empty": "", "r2": "r1", "z/": "", "z/a/": "", "z/a/b/": "", "z/a/b/c.txt": "two+3"}
-	if got := tree(t, f); !mapsEqual(got, want) {
-		t.Fatalf("final tree:\n got %v\nwant %v", got, want)
-	}
-	f.Close()
 }
 
 func mapsEqual(a, b map[string]string) bool {
@@ -123,14 +73,14 @@ func TestCrashAtEveryByte(t *testing.T) {
 		size  int64
 		state map[string]string
 	}
-	points := []point{{f.Stats().LogBytes, tree(t, f)}}
+	points := []point{{f.Stats().LogBytes, state(t, f)}}
 	for i := range 12 {
 		p := fmt.Sprintf("f%d.txt", i%3)
 		body := bytes.Repeat([]byte{byte('a' + i)}, 50+i*7)
 		if _, err := f.WriteFile(ctx, p, body, ""); err != nil {
 			t.Fatal(err)
 		}
-		points = append(points, point{f.Stats().LogBytes, tree(t, f)})
+		points = append(points, point{f.Stats().LogBytes, state(t, f)})
 	}
 	f.Close()
 	full := d.Bytes(name)
@@ -151,7 +101,7 @@ func TestCrashAtEveryByte(t *testing.T) {
 		if cut < points[0].size {
 			want = map[string]string{} // the root's checkpoint itself was torn
 		}
-		if got := tree(t, g); !mapsEqual(got, want) {
+		if got := state(t, g); !mapsEqual(got, want) {
 			t.Fatalf("cut at %d of %d:\n got %v\nwant %v", cut, len(full), got, want)
 		}
 		// The torn tail is gone: a new write lands after the valid records.
@@ -185,14 +135,14 @@ func TestCompaction(t *testing.T) {
 	if st.LogBytes > 3*st.LiveBytes+4<<10 {
 		t.Fatalf("log not compacted: %+v", st)
 	}
-	want := tree(t, f)
+	want := state(t, f)
 	f.Close()
 	names, _ := d.List(ctx)
 	if len(names) != 1 || names[0] != (DirEntry{logName(st.Generation), true}) {
 		t.Fatalf("old generations left behind: %v", names)
 	}
 	g := open(t, d, Options{})
-	if got := tree(t, g); !mapsEqual(got, want) {
+	if got := state(t, g); !mapsEqual(got, want) {
 		t.Fatalf("after compaction and reopen:\n got %v\nwant %v", got, want)
 	}
 	g.Close()
@@ -319,7 +269,7 @@ func TestPutFileBatches(t *testing.T) {
 	cd := NewMemDir()
 	cd.SetBytes(name, d.Bytes(name))
 	g := open(t, cd, Options{})
-	if n := len(tree(t, g)); n != 201 { // 200 files + src/
+	if n := len(state(t, g)); n != 201 { // 200 files + src/
 		t.Fatalf("replayed %d entries, want 201", n)
 	}
 	g.Close()

@@ -17,11 +17,35 @@ import (
 	"github.com/a3s-lab/code-wasm/workspace"
 )
 
-// Run runs the whole suite. newDriver must return a fresh, empty driver for
-// every call (each subtest gets its own). Drivers are exercised through
-// workspace.New, never directly. The driver must declare Read; the tests
-// that write are skipped for a driver without Write.
+// Harness makes the drivers the suite tests, as go-cloud's drivertest
+// harness does: New for every test, and Reopen, when the driver's storage
+// outlives it, to check that what was written survives.
+type Harness struct {
+	// New returns a driver over fresh, empty storage; every test gets its
+	// own, and some tests take two. It should close the driver in a
+	// t.Cleanup.
+	New func(t *testing.T) workspace.Driver
+	// Reopen closes d and returns a new driver over the storage d used, as
+	// the next session would open it (and closes that one in a
+	// t.Cleanup). Nil when nothing outlives a driver (memfs): the checks
+	// of reopening are skipped then.
+	Reopen func(t *testing.T, d workspace.Driver) workspace.Driver
+}
+
+// Run runs the whole suite over drivers from newDriver, which must return
+// a fresh, empty driver for every call: RunHarness without Reopen.
 func Run(t *testing.T, newDriver func(t *testing.T) workspace.Driver) {
+	RunHarness(t, Harness{New: newDriver})
+}
+
+// RunHarness runs the whole suite. Drivers are exercised through
+// workspace.New, never directly. The driver must declare Read; the tests
+// that write are skipped for a driver without Write. Each optional extra
+// the driver implements (workspace.Driver's doc lists them) is checked
+// against the workspace's fallback for it, after every step of a random
+// sequence of changes. With h.Reopen, every test ends by reopening the
+// driver and comparing what it holds with what it held.
+func RunHarness(t *testing.T, h Harness) {
 	tests := []struct {
 		name string
 		fn   func(t *testing.T, e *env)
@@ -48,6 +72,8 @@ func Run(t *testing.T, newDriver func(t *testing.T) workspace.Driver) {
 		{"Rename", testRename},
 		{"Walk", testWalk},
 		{"WalkDuringWrites", testWalkDuringWrites},
+		{"Walk/AfterEveryChange", testWalkAfterEveryChange},
+		{"Walk/IntoChangedDirectory", testWalkIntoChangedDirectory},
 		{"IsDirNotDir", testIsDirNotDir},
 		{"RejectedPathsChangeNothing", testRejectedPaths},
 		{"ErrorsNameThePath", testErrorsNameThePath},
@@ -57,26 +83,34 @@ func Run(t *testing.T, newDriver func(t *testing.T) workspace.Driver) {
 		{"Concurrent/Appends", testConcurrentAppends},
 		{"Concurrent/FirstVersionAfterPut", testConcurrentFirstVersion},
 		{"Concurrent/WritersAndWalkers", testConcurrentWritersAndWalkers},
+		{"Concurrent/WalkWhileRenaming", testWalkWhileRenaming},
 		{"FS/TestFS", testFSTestFS},
 		{"FS/ReadFileCopies", testFSReadFileCopies},
 		{"FS/Errors", testFSErrors},
 		{"FS/WalkDirAgrees", testFSWalkDirAgrees},
+		{"Reopen", testReopen},
+	}
+	for _, x := range extras {
+		tests = append(tests, struct {
+			name string
+			fn   func(t *testing.T, e *env)
+		}{"Extras/" + x.name, func(t *testing.T, e *env) { testExtra(t, e, x) }})
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d := newDriver(t)
-			ws, err := workspace.New(d)
-			if err != nil {
-				t.Fatalf("workspace.New: %v", err)
-			}
-			caps := ws.Capabilities()
+			e := &env{t: t, h: h, ctx: context.Background()}
+			e.ws = e.fresh()
+			caps := e.ws.Capabilities()
 			if !caps.Read {
-				t.Fatalf("driver %T does not declare Read; the suite needs it", d)
+				t.Fatalf("driver %T does not declare Read; the suite needs it", e.ws.Driver())
 			}
 			if !caps.Write && tc.name != "Capabilities" {
-				t.Skipf("driver %T does not declare Write", d)
+				t.Skipf("driver %T does not declare Write", e.ws.Driver())
 			}
-			tc.fn(t, &env{t: t, ws: ws, ctx: context.Background()})
+			tc.fn(t, e)
+			if h.Reopen != nil && caps.Write && !t.Failed() {
+				e.reopen("at the end of the test")
+			}
 		})
 	}
 }
@@ -84,8 +118,20 @@ func Run(t *testing.T, newDriver func(t *testing.T) workspace.Driver) {
 // env holds one fresh workspace; its helpers fail the test on error.
 type env struct {
 	t   *testing.T
+	h   Harness
 	ws  *workspace.Workspace
 	ctx context.Context
+}
+
+// fresh returns a workspace over a new driver from the harness.
+func (e *env) fresh() *workspace.Workspace {
+	e.t.Helper()
+	d := e.h.New(e.t)
+	ws, err := workspace.New(d)
+	if err != nil {
+		e.t.Fatalf("workspace.New: %v", err)
+	}
+	return ws
 }
 
 func (e *env) write(p, s string) workspace.Version {
