@@ -140,6 +140,7 @@ func wildcard(p, s string) bool {
 // cleanPattern puts a path pattern in the resolver's grammar: "\" is left
 // alone (a glob escape), a leading "./" is dropped.
 func cleanPattern(p string) string {
+	p = workspace.NFC(p) // paths are NFC (workspace.Resolve); so are rules from Go
 	for strings.HasPrefix(p, "./") {
 		p = p[2:]
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/a3s-lab/code-wasm/internal/jsoncheck"
 	"regexp"
 	"slices"
 	"strings"
@@ -181,6 +182,11 @@ func (b *bridge) admit(name string) (*ToolCall, error) {
 
 // Call implements Bridge.
 func (b *bridge) Call(ctx context.Context, method string, raw json.RawMessage) (json.RawMessage, error) {
+	// The same check every JSON document from JS gets (hostapi): a lone
+	// surrogate escape would decode to U+FFFD and alias another path.
+	if err := jsoncheck.Check(raw); err != nil {
+		return nil, fmt.Errorf("ctx.%s: %v", method, err)
+	}
 	var a []json.RawMessage
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return nil, fmt.Errorf("ctx.%s: arguments are not JSON: %v", method, err)

@@ -220,6 +220,10 @@ function splitOptions(options) {
 // user function may be sync or async; its return value goes back as JSON.
 function makeHost(fns, hostKinds) {
   return async function host(kind, payloadJSON, signal) {
+    // Never run a user function inside the Go -> JS call that asked for
+    // it: a hook that calls the session synchronously would re-enter Go
+    // on Go's own stack (nested re-entries killed the runtime once).
+    await null;
     const payload = JSON.parse(payloadJSON);
     const ctx = { signal };
     let v;

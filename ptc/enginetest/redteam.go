@@ -96,7 +96,7 @@ func RedTeam(t *testing.T, e ptc.Engine, kind, path string) {
 			if strings.Contains(res.Output, "escaped") || strings.Contains(fmt.Sprint(result), "escaped") {
 				t.Fatalf("ESCAPE: exit %d %q", res.ExitCode, res.Output)
 			}
-			if el > time.Duration(limits["timeoutMs"].(int))*time.Millisecond+ptc.SettleGrace+250*time.Millisecond {
+			if el > time.Duration(millis(limits["timeoutMs"]))*time.Millisecond+ptc.SettleGrace+250*time.Millisecond {
 				t.Errorf("took %v", el)
 			}
 			switch a.Expect {
@@ -127,4 +127,16 @@ func RedTeam(t *testing.T, e ptc.Engine, kind, path string) {
 			t.Logf("%s: exit %d in %v", a.Expect, res.ExitCode, el.Round(time.Millisecond))
 		})
 	}
+}
+
+// millis reads a timeoutMs limit: an int set here, or a JSON number from
+// the pack.
+func millis(v any) int64 {
+	switch n := v.(type) {
+	case int:
+		return int64(n)
+	case float64:
+		return int64(n)
+	}
+	return 0
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -65,8 +66,20 @@ const (
 // module instance. It holds no state; one Engine serves concurrent runs.
 type Engine struct{}
 
-// New returns the engine.
-func New() *Engine { return &Engine{} }
+// New returns the engine. The first New of a process starts compiling
+// the module for the default memory bound in the background, so a
+// session's first program does not pay the compile inside its timeout.
+func New() *Engine {
+	warmOnce.Do(func() {
+		go func() { _, _, _ = poolFor(context.Background(), pagesFor(ptc.DefaultMemoryBytes)) }()
+	})
+	return &Engine{}
+}
+
+var warmOnce sync.Once
+
+// pagesFor is the wasm page bound of a run with memory bytes of heap.
+func pagesFor(memory int) uint32 { return uint32((memory + memoryOverhead + 65535) / 65536) }
 
 // Name is recorded as metadata.program.runtime.
 func (*Engine) Name() string { return "quickjs-wazero" }
@@ -147,7 +160,7 @@ func (e *Engine) Run(ctx context.Context, p *ptc.Program, b ptc.Bridge) (json.Ra
 	if loc := importWord.FindStringIndex(p.Source); loc != nil {
 		return nil, &ptc.ScriptError{Message: `program source may not contain "import"`, Line: 1 + strings.Count(p.Source[:loc[0]], "\n")}
 	}
-	pl, own, err := poolFor(ctx, uint32((lim.memory+memoryOverhead+65535)/65536))
+	pl, own, err := poolFor(ctx, pagesFor(lim.memory))
 	if err != nil {
 		return nil, err
 	}

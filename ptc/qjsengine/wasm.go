@@ -7,6 +7,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	_ "unsafe" // go:linkname
 
@@ -268,8 +270,20 @@ type pool struct {
 var (
 	poolsMu sync.Mutex
 	pools   = map[uint32]*pool{}
-	cache   = wazero.NewCompilationCache()
+	cache   = newCache()
 )
+
+// newCache keeps compiled code in the user's cache directory when there
+// is one (wazero keys it by its version, the CPU and the module), so only
+// a machine's first process pays the ~0.5 s compile; in memory otherwise.
+func newCache() wazero.CompilationCache {
+	if dir, err := os.UserCacheDir(); err == nil {
+		if c, err := wazero.NewCompilationCacheWithDir(filepath.Join(dir, "code-wasm", "qjs-wazero")); err == nil {
+			return c
+		}
+	}
+	return wazero.NewCompilationCache()
+}
 
 // maxPools bounds how many memory bounds keep a runtime; a run with yet
 // another bound gets a runtime of its own.
