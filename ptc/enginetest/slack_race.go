@@ -1,0 +1,9 @@
+//go:build race
+
+package enginetest
+
+import "time"
+
+// stopSlack: see slack.go; the race detector makes wasm memory growth
+// several times slower.
+const stopSlack = 6 * time.Second
