@@ -285,7 +285,7 @@ func Run(t *testing.T, e ptc.Engine) {
 				if res.ExitCode == 0 || res.Output != "program script timed out after 300 ms" || res.ErrorKind == nil || res.ErrorKind.Type != kernel.ErrTimeout {
 					t.Fatalf("exit %d %q kind %v", res.ExitCode, res.Output, res.ErrorKind)
 				}
-				if el > 300*time.Millisecond+ptc.SettleGrace {
+				if el > 300*time.Millisecond+ptc.SettleGrace+stopSlack {
 					t.Fatalf("took %v, want <= timeoutMs + 500 ms", el)
 				}
 			})
@@ -344,7 +344,7 @@ func Run(t *testing.T, e ptc.Engine) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if el := time.Since(start); res.ExitCode == 0 || res.ErrorKind == nil || res.ErrorKind.Type != kernel.ErrCancelled || el > 150*time.Millisecond+ptc.SettleGrace+250*time.Millisecond {
+			if el := time.Since(start); res.ExitCode == 0 || res.ErrorKind == nil || res.ErrorKind.Type != kernel.ErrCancelled || el > 150*time.Millisecond+ptc.SettleGrace+stopSlack {
 				t.Fatalf("%s: exit %d %q kind %+v after %v", body, res.ExitCode, res.Output, res.ErrorKind, el)
 			}
 			// The engine is healthy afterwards.
