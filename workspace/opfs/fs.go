@@ -364,17 +364,13 @@ func (f *FS) rewrite(ctx context.Context, g int) error {
 	if f.tree == nil {
 		f.reset()
 	}
-	type entry struct {
-		path string
-		n    *node
-	}
-	entries := make([]entry, 0, f.tree.Len())
-	for p, n := range f.tree.All() {
+	paths := make([]string, 0, f.tree.Len())
+	for p := range f.tree.All() {
 		if p != "." {
-			entries = append(entries, entry{p, n})
+			paths = append(paths, p)
 		}
 	}
-	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.path, b.path) })
+	slices.Sort(paths)
 	type moved struct {
 		fl           *file
 		off, recSize int64
@@ -382,8 +378,8 @@ func (f *FS) rewrite(ctx context.Context, g int) error {
 	var offs []moved
 	var buf []byte
 	var pos, flushed int64
-	for _, e := range entries {
-		p, n := e.path, e.n
+	for _, p := range paths {
+		n, _ := f.tree.Lookup(p)
 		r := record{op: opMkdir, a: p, mtime: n.ModTime().UnixNano()}
 		if !n.IsDir() {
 			data, err := f.content(n)
