@@ -1111,5 +1111,157 @@ export default [
    "}"
   ],
   "note": "finding 7: a ctx call whose arguments exceed maxResultBytes is refused inside the engine and does not count"
+ },
+ {
+  "name": "scope_batch_child_write",
+  "category": "scope",
+  "expect": "fails",
+  "source": [
+   "async function run(ctx) {",
+   "  try { await ctx.tool('batch', { invocations: [{ tool: 'write', args: { file_path: 'pwned.txt', content: 'pwned' } }] }); } catch (e) {}",
+   "  return 'contained';",
+   "}"
+  ],
+  "note": "finding 2: a program allowed read and batch may not reach write as a batch child; the refusal fails the program even when caught",
+  "allowedTools": [
+   "read",
+   "batch"
+  ]
+ },
+ {
+  "name": "scope_batch_in_batch_write",
+  "category": "scope",
+  "expect": "fails",
+  "source": [
+   "async function run(ctx) {",
+   "  try { await ctx.tool('batch', { invocations: [{ tool: 'batch', args: { invocations: [{ tool: 'write', args: { file_path: 'pwned.txt', content: 'pwned' } }] } }] }); } catch (e) {}",
+   "  return 'contained';",
+   "}"
+  ],
+  "note": "finding 2: at any depth",
+  "allowedTools": [
+   "read",
+   "batch"
+  ]
+ },
+ {
+  "name": "scope_batch_child_edit_patch",
+  "category": "scope",
+  "expect": "fails",
+  "source": [
+   "async function run(ctx) {",
+   "  const diff = '--- a/a.txt\\n+++ b/a.txt\\n@@ -1 +1 @@\\n-alpha\\n+pwned\\n';",
+   "  try { await ctx.tool('batch', { invocations: [",
+   "    { tool: 'edit', args: { file_path: 'a.txt', old_string: 'alpha', new_string: 'pwned' } },",
+   "    { tool: 'patch', args: { file_path: 'a.txt', diff } } ] }); } catch (e) {}",
+   "  const t = await ctx.readFile('a.txt').catch(() => 'alpha\\n');",
+   "  return t === 'alpha\\n' ? 'contained' : 'escaped: a.txt became ' + t;",
+   "}"
+  ],
+  "note": "finding 2: edit and patch as batch children are outside ['read','batch'] (a later canary also checks a.txt)",
+  "allowedTools": [
+   "read",
+   "batch"
+  ]
+ },
+ {
+  "name": "scope_batch_children_count",
+  "category": "scope",
+  "expect": "fails",
+  "source": [
+   "async function run(ctx) {",
+   "  const inv = Array.from({ length: 10 }, () => ({ tool: 'read', args: { file_path: 'a.txt' } }));",
+   "  try { await ctx.tool('batch', { invocations: inv }); } catch (e) {}",
+   "  return 'contained';",
+   "}"
+  ],
+  "note": "finding 2: maxToolCalls counts every invocation a script causes (a batch of 10 reads is 11 calls > 3)",
+  "allowedTools": [
+   "read",
+   "batch"
+  ],
+  "limits": {
+   "maxToolCalls": 3
+  }
+ },
+ {
+  "name": "search_glob_nested_braces",
+  "category": "search",
+  "expect": "bounded",
+  "source": [
+   "async function run(ctx) {",
+   "  let p = 'x';",
+   "  for (let i = 0; i < 12; i++) p = '{' + p + ',' + p + '}';",
+   "  try { await ctx.glob('**/' + p); return 'ran'; } catch (e) { return 'refused'; }",
+   "}"
+  ],
+  "note": "finding 6: nested braces are refused up front (depth and expansion limits), never exponential inside a name match"
+ },
+ {
+  "name": "search_glob_braces_in_sequence",
+  "category": "search",
+  "expect": "bounded",
+  "source": [
+   "async function run(ctx) {",
+   "  await ctx.tool('write', { file_path: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab.txt', content: 'x' });",
+   "  const p = '{a,a}'.repeat(16) + '*c';",
+   "  try { await ctx.glob(p); return 'ran'; } catch (e) { return 'refused'; }",
+   "}"
+  ],
+  "note": "finding 6: braces in sequence (2^16 alternatives) are refused or matched in bounded time"
+ },
+ {
+  "name": "search_glob_doublestar_braces",
+  "category": "search",
+  "expect": "bounded",
+  "source": [
+   "async function run(ctx) {",
+   "  const p = '**/' + '{a*,b*,c*,d*}/'.repeat(6) + '**/*.{js,ts,go,rs}';",
+   "  try { await ctx.glob(p); return 'ran'; } catch (e) { return 'refused'; }",
+   "}"
+  ],
+  "note": "finding 6: ** plus braces"
+ },
+ {
+  "name": "search_grep_long_line_alternation",
+  "category": "search",
+  "expect": "bounded",
+  "source": [
+   "async function run(ctx) {",
+   "  await ctx.tool('write', { file_path: 'bundle.min.js', content: 'abcdefgh'.repeat(100000) });",
+   "  try { await ctx.grep('(a|b|c|d|e|f|g|h){300}z', { path: 'bundle.min.js' }); return 'ran'; } catch (e) { return 'stopped'; }",
+   "}"
+  ],
+  "note": "finding 6: one long line with a large RE2 program stops at the timeout (or is refused), the engine returns in time",
+  "limits": {
+   "timeoutMs": 1500
+  }
+ },
+ {
+  "name": "search_grep_long_line_ignorecase_count",
+  "category": "search",
+  "expect": "bounded",
+  "source": [
+   "async function run(ctx) {",
+   "  await ctx.tool('write', { file_path: 'bundle.min.js', content: 'ABCDEFGH'.repeat(100000) });",
+   "  try { await ctx.tool('grep', { pattern: '(a|b|c|d|e|f|g|h){200}z', path: 'bundle.min.js', '-i': true, output_mode: 'count' }); return 'ran'; } catch (e) { return 'stopped'; }",
+   "}"
+  ],
+  "note": "finding 6: -i and count mode",
+  "limits": {
+   "timeoutMs": 1500
+  }
+ },
+ {
+  "name": "search_grep_program_too_large",
+  "category": "search",
+  "expect": "bounded",
+  "source": [
+   "async function run(ctx) {",
+   "  const alt = Array.from({ length: 400 }, (_, i) => 'w' + i).join('|');",
+   "  try { await ctx.grep('(' + alt + '){40}', { path: '.' }); return 'ran'; } catch (e) { return 'refused'; }",
+   "}"
+  ],
+  "note": "finding 6: an RE2 program over the instruction limit is refused up front"
  }
 ];

@@ -26,6 +26,8 @@ type Attempt struct {
 	// AllowWrite marks attempts that try to write pwned.txt through a
 	// ctx call that outlives run; the default allow-list includes write.
 	AllowWrite bool `json:"allowWrite,omitempty"`
+	// AllowedTools, when set, is the program's allowed_tools.
+	AllowedTools []string `json:"allowedTools,omitempty"`
 }
 
 // RedTeamPath is the pack, relative to a package directory two levels
@@ -88,8 +90,12 @@ func RedTeam(t *testing.T, e ptc.Engine, kind, path string) {
 				limits[k] = v
 			}
 			start := time.Now()
-			res := h.Program(t, map[string]any{"source": strings.Join(a.Source, "\n") + "\n",
-				"inputs": map[string]any{"list": []int{1, 2}}, "limits": limits})
+			args := map[string]any{"source": strings.Join(a.Source, "\n") + "\n",
+				"inputs": map[string]any{"list": []int{1, 2}}, "limits": limits}
+			if a.AllowedTools != nil {
+				args["allowed_tools"] = a.AllowedTools
+			}
+			res := h.Program(t, args)
 			el := time.Since(start)
 			var result any
 			ScriptResult(t, res, &result)

@@ -221,7 +221,7 @@ export async function runPtcSuite(createSession, pack, engine, { runtime, kinds 
     for (const a of pack) {
       if (a.engines && !a.engines.includes(engine)) continue;
       await check('redteam/' + a.name, async () => {
-        const r = await program({ source: a.source.join('\n') + '\n', inputs: { list: [1, 2] }, limits: { timeoutMs: 1000, ...(a.limits || {}) } });
+        const r = await program({ source: a.source.join('\n') + '\n', inputs: { list: [1, 2] }, limits: { timeoutMs: 2000, ...(a.limits || {}) }, ...(a.allowedTools ? { allowedTools: a.allowedTools } : {}) });
         const res = meta(r).script_result;
         if (/escaped/.test(r.output) || /escaped/.test(JSON.stringify(res ?? null))) return 'ESCAPE: ' + r.output;
         if (a.expect === 'contained' && (r.exitCode !== 0 || res !== 'contained')) return `want contained: ${r.output}`;
