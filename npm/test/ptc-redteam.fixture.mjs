@@ -1131,14 +1131,14 @@ export default [
  {
   "name": "scope_batch_in_batch_write",
   "category": "scope",
-  "expect": "fails",
+  "expect": "bounded",
   "source": [
    "async function run(ctx) {",
    "  try { await ctx.tool('batch', { invocations: [{ tool: 'batch', args: { invocations: [{ tool: 'write', args: { file_path: 'pwned.txt', content: 'pwned' } }] } }] }); } catch (e) {}",
    "  return 'contained';",
    "}"
   ],
-  "note": "finding 2: at any depth",
+  "note": "finding 2: at any depth (the inner batch may be refused by the recursion guard or the scope; either way pwned.txt is never written)",
   "allowedTools": [
    "read",
    "batch"

@@ -177,7 +177,11 @@ export async function runPtcSuite(createSession, pack, engine, { runtime, kinds 
   const refused = out.filter((x) => x.status === 'rejected' && /^PTC script exceeded maxToolCalls=\\d+$/.test(x.reason.message)).length;
   return { ok, refused };
 }`, limits: { timeoutMs: 120000, ...limits } });
-        const m = meta(r), calls = m.program.tool_calls.length;
+        // 1,000 call records pass the 64 KiB metadata bound: the whole
+        // metadata is then an artifact of its own.
+        let m = meta(r);
+        if (m.metadata_artifact) m = JSON.parse((await s.getArtifact(m.metadata_artifact.artifact_uri)).content);
+        const calls = m.program.tool_calls.length;
         if (r.exitCode === 0 && m.script_result.ok + m.script_result.refused !== 1000) return JSON.stringify(m.script_result);
         if (r.exitCode === 0 && m.script_result.ok !== calls) return `${m.script_result.ok} results, ${calls} recorded calls`;
         if (r.exitCode !== 0 && !/^PTC script exceeded maxToolCalls=\d+$/.test(r.output)) return r.output;
