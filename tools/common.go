@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/a3s-lab/code-wasm/kernel"
+	"github.com/a3s-lab/code-wasm/tools/internal/udiff"
 	"github.com/a3s-lab/code-wasm/workspace"
 )
 
@@ -226,7 +227,7 @@ func changeMeta(meta map[string]any, path string, before, after []byte, hasBefor
 	}
 	ch := map[string]any{"compacted": true, "before": side(before), "after": side(after), "diff_omitted": true}
 	if len(before)+len(after) <= diffComputeBudget {
-		d := UnifiedDiff("a/"+path, "b/"+path, before, after, 3)
+		d := udiff.Format("a/"+path, "b/"+path, before, after, 3)
 		ch["diff_omitted"] = false
 		if len(d) > diffPreviewBytes {
 			ch["unified_diff"] = cutUTF8(d, diffPreviewBytes) + fmt.Sprintf("\n[diff preview truncated: %d of %d bytes]\n", len(cutUTF8(d, diffPreviewBytes)), len(d))

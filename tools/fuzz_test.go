@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,56 +10,6 @@ import (
 
 	"github.com/a3s-lab/code-wasm/kernel"
 )
-
-// sameConvention reports whether patch can round-trip a to b: both have
-// supported line endings, and they agree when both have one.
-func sameConvention(a, b []byte) bool {
-	ea, err1 := lineEnding(a)
-	eb, err2 := lineEnding(b)
-	return err1 == nil && err2 == nil && (ea == "" || eb == "" || ea == eb)
-}
-
-// FuzzPatch feeds the parser arbitrary diffs (it must fail cleanly or
-// produce a result) and checks that a diff of two versions always
-// reproduces the second.
-func FuzzPatch(f *testing.F) {
-	f.Add([]byte("a\nb\nc\n"), []byte("a\nB\nc\n"), "@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n")
-	f.Add([]byte(""), []byte("x\r\ny\r\n"), "@@ -0,0 +1,2 @@\n+x\r\n+y\r\n")
-	f.Add([]byte("a\nb"), []byte("a\nb\n"), "@@ -2 +2 @@\n-b\n\\ No newline at end of file\n+b\n")
-	f.Add([]byte("x\r\n"), []byte(""), "--- a\n+++ b\n@@ -1 +0,0 @@\n-x\n")
-	f.Add([]byte("1\n2\n3\n4\n5\n6\n7\n8\n9\n"), []byte("1\n2\nX\n4\n5\n6\n7\nY\n9\n"), "@@ -1,0 +1 @@\n+q\n@@ -3 +4 @@\n-3\n+Z\n")
-	f.Fuzz(func(t *testing.T, a, b []byte, diff string) {
-		orig := append([]byte(nil), a...)
-		out, n, err := ApplyUnifiedDiff(a, diff)
-		if !bytes.Equal(a, orig) {
-			t.Fatal("ApplyUnifiedDiff modified its input")
-		}
-		if err == nil {
-			if n < 1 {
-				t.Fatalf("success with %d hunks", n)
-			}
-			if ea, _ := lineEnding(a); ea != "" {
-				if eo, err := lineEnding(out); err != nil || (eo != "" && eo != ea) {
-					t.Fatalf("line ending changed from %q: %q %v", ea, eo, err)
-				}
-			}
-		}
-		if !sameConvention(a, b) {
-			return
-		}
-		d := UnifiedDiff("a", "b", a, b, 3)
-		if d == "" {
-			if !bytes.Equal(a, b) {
-				t.Fatal("empty diff for different inputs")
-			}
-			return
-		}
-		got, _, err := ApplyUnifiedDiff(a, d)
-		if err != nil || !bytes.Equal(got, b) {
-			t.Fatalf("round trip failed: %v\na=%q\nb=%q\ngot=%q\ndiff:\n%s", err, a, b, got, d)
-		}
-	})
-}
 
 // FuzzEdit runs the edit tool on arbitrary content and arguments: a failure
 // writes nothing and is invalid_argument; a dry run writes nothing; a

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/a3s-lab/code-wasm/internal/strscan"
+	"github.com/a3s-lab/code-wasm/internal/scan"
 	"github.com/a3s-lab/code-wasm/kernel"
 	"github.com/a3s-lab/code-wasm/workspace"
 	"github.com/bmatcuk/doublestar/v4"
@@ -102,9 +102,9 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 	}
 	// "**/<name pattern>" matches at any depth: test the base name only.
 	name := baseNamePattern(pattern)
-	var suffix *strscan.Suffix // "**/*.go": the names ending in ".go" (no '/' in it)
+	var suffix *scan.Suffix // "**/*.go": the names ending in ".go" (no '/' in it)
 	if name != nil && len(name.alts) == 1 && name.alts[0].suffix && name.alts[0].last != "" {
-		suffix = strscan.NewSuffix(name.alts[0].last)
+		suffix = scan.NewSuffix(name.alts[0].last)
 	}
 	w := newWork(ctx) // the matching's own work, beyond the walk's pacing
 	prefix := ""
@@ -221,7 +221,7 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 		}
 		b.Grow(size + 256) // the paths and the footer: one allocation
 		// The common case: every path is printable ASCII, printed as it is.
-		plain := strscan.NotPrintable(page) < 0
+		plain := scan.NotPrintable(page) < 0
 		for _, p := range page {
 			if plain {
 				b.WriteString(p)
@@ -252,7 +252,7 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 // how many matches a chunk holds, may count them itself and return true.
 // The context is checked, and the host let in, between chunks and as the
 // matching work adds up (w).
-func matchFiles(w *work, ps []string, name *globPattern, suffix *strscan.Suffix, gp *globPattern, prefix string,
+func matchFiles(w *work, ps []string, name *globPattern, suffix *scan.Suffix, gp *globPattern, prefix string,
 	add func(string), skip func(int) bool) error {
 	const chunk = 1024
 	var idx []int32

@@ -19,7 +19,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/a3s-lab/code-wasm/internal/bytescan"
+	"github.com/a3s-lab/code-wasm/internal/scan"
 	"github.com/a3s-lab/code-wasm/kernel"
 	"github.com/a3s-lab/code-wasm/workspace"
 	"github.com/bmatcuk/doublestar/v4"
@@ -94,7 +94,7 @@ type lineMatcher struct {
 	// scanned for: the fewer candidates, the fewer checks. near is what the
 	// scan checks around each hit (setLiteral).
 	anchor int
-	near   bytescan.Near
+	near   scan.Near
 	// search is what the scan looks for: m itself when it has a required
 	// literal, or, for an alternation without one (TODO|FIXME), a matcher
 	// per alternative, one of whose literals every match holds; nil: no
@@ -470,7 +470,7 @@ func (m *lineMatcher) setLiteral(lit []byte, fold bool) {
 		return &s
 	}
 	n, a := len(lit), m.anchor
-	m.near = bytescan.Near{}
+	m.near = scan.Near{}
 	switch {
 	case a > 0:
 		m.near.Prev, m.near.PrevDist = one(lit[0]), a
@@ -492,7 +492,7 @@ func (m *lineMatcher) setLiteral(lit []byte, fold bool) {
 func (m *lineMatcher) index(data []byte, from int) int {
 	n, a := len(m.lit), m.anchor
 	for from+n <= len(data) {
-		j := bytescan.IndexNear(data, from+a, m.lit[a], m.fold, &m.near)
+		j := scan.IndexNear(data, from+a, m.lit[a], m.fold, &m.near)
 		if j < 0 {
 			return -1
 		}
@@ -600,7 +600,7 @@ func (r *pacedLine) ReadRune() (rune, int, error) {
 
 // isBinary: a NUL byte in the first 8 KiB.
 func isBinary(data []byte) bool {
-	return bytescan.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0
+	return scan.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0
 }
 
 // scanFile is scan, but with skipBinary a binary file reports no match
@@ -619,7 +619,7 @@ func (m *lineMatcher) scanFile(w *work, data []byte, fn func(idx, ls, le int), s
 	hit := func(ls, le int) {
 		count++
 		if fn != nil {
-			lineNo += bytescan.Count(data[numbered:ls], '\n')
+			lineNo += scan.Count(data[numbered:ls], '\n')
 			numbered = ls
 			fn(lineNo, ls, le)
 		}
@@ -656,7 +656,7 @@ func (m *lineMatcher) scanFile(w *work, data []byte, fn func(idx, ls, le int), s
 			// pos is a line start: 0, or just after the last line handed on.
 			ls := pos + bytes.LastIndexByte(data[pos:at], '\n') + 1
 			le := len(data)
-			if j := bytescan.IndexByte(data[at:], '\n'); j >= 0 {
+			if j := scan.IndexByte(data[at:], '\n'); j >= 0 {
 				le = at + j
 			}
 			ok := m.decides
@@ -674,7 +674,7 @@ func (m *lineMatcher) scanFile(w *work, data []byte, fn func(idx, ls, le int), s
 	}
 	for ls := 0; ls < len(data); {
 		le := len(data)
-		if j := bytescan.IndexByte(data[ls:], '\n'); j >= 0 {
+		if j := scan.IndexByte(data[ls:], '\n'); j >= 0 {
 			le = ls + j
 		}
 		ok, err := m.matchLine(w, trimCR(data[ls:le]))

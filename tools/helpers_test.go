@@ -126,3 +126,11 @@ func isDecodeError(err error) bool {
 	s := err.Error()
 	return strings.Contains(s, "unknown argument") || strings.Contains(s, "must be a") || strings.Contains(s, "must be an")
 }
+
+// clip shortens s to 80 bytes for a failure message.
+func clip(s string) string {
+	if len(s) > 80 {
+		return cutUTF8(s, 80) + "…"
+	}
+	return s
+}

@@ -1,12 +1,10 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,122 +27,6 @@ func needBinary(t *testing.T, name string) string {
 		t.Fatalf("%s oracle needs the %s binary on PATH (make deps installs it): %v", name, name, err)
 	}
 	return p
-}
-
-// randomText makes a file from a small line alphabet so that diffs have
-// shared context, with the given line ending and final-newline choice.
-func randomText(r *rand.Rand, eol string, finalNL bool) string {
-	n := r.Intn(40)
-	if n == 0 {
-		return ""
-	}
-	words := []string{"alpha", "beta", "gamma", "delta", "", "  indented", "tab\there", "unicode ✓", "}", "{", "return x", "x := 1"}
-	var b strings.Builder
-	for i := 0; i < n; i++ {
-		b.WriteString(words[r.Intn(len(words))])
-		if i < n-1 || finalNL {
-			b.WriteString(eol)
-		}
-	}
-	return b.String()
-}
-
-// mutate derives a second version: deletions, insertions and changes.
-func mutate(r *rand.Rand, s, eol string, finalNL bool) string {
-	var lines []string
-	if s != "" {
-		lines = strings.Split(strings.TrimSuffix(s, eol), eol)
-	}
-	ops := r.Intn(6)
-	for i := 0; i < ops; i++ {
-		switch k := r.Intn(3); {
-		case k == 0 && len(lines) > 0:
-			j := r.Intn(len(lines))
-			lines = append(lines[:j], lines[j+1:]...)
-		case k == 1:
-			j := r.Intn(len(lines) + 1)
-			lines = append(lines[:j], append([]string{fmt.Sprintf("new %d", r.Intn(100))}, lines[j:]...)...)
-		case len(lines) > 0:
-			lines[r.Intn(len(lines))] = fmt.Sprintf("changed %d", r.Intn(100))
-		}
-	}
-	if r.Intn(8) == 0 {
-		return ""
-	}
-	if len(lines) == 0 {
-		return ""
-	}
-	out := strings.Join(lines, eol)
-	if finalNL {
-		out += eol
-	}
-	return out
-}
-
-// TestPatchOracleGNUDiff: whatever GNU `diff -u` prints for a random pair of
-// files, patch applies and reproduces the target byte for byte. Pairs share
-// one line-ending convention (patch keeps the file's own ending); the final
-// newline varies independently on each side.
-func TestPatchOracleGNUDiff(t *testing.T) {
-	diffBin := needBinary(t, "diff")
-	dir := t.TempDir()
-	r := rand.New(rand.NewSource(20261130))
-	const pairs = 600
-	applied, crlf, noNL, empty := 0, 0, 0, 0
-	for i := 0; i < pairs; i++ {
-		eol := "\n"
-		if i%3 == 0 {
-			eol = "\r\n"
-		}
-		aNL, bNL := r.Intn(4) != 0, r.Intn(4) != 0
-		a := randomText(r, eol, aNL)
-		b := mutate(r, a, eol, bNL)
-		if i%10 == 0 {
-			b = randomText(r, eol, bNL) // unrelated content
-		}
-		pa, pb := filepath.Join(dir, "a"), filepath.Join(dir, "b")
-		if err := os.WriteFile(pa, []byte(a), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(pb, []byte(b), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		ctxFlag := []string{"-u", "-U0", "-U1", "-U5"}[i%4]
-		out, err := exec.Command(diffBin, ctxFlag, pa, pb).Output()
-		var ee *exec.ExitError
-		if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
-			t.Fatalf("pair %d: diff failed: %v", i, err)
-		}
-		if a == b {
-			if len(out) != 0 {
-				t.Fatalf("pair %d: diff printed output for equal files", i)
-			}
-			continue
-		}
-		got, _, perr := ApplyUnifiedDiff([]byte(a), string(out))
-		if perr != nil || string(got) != b {
-			t.Fatalf("pair %d (%s): patch did not reproduce the target\nbefore %q\nwant   %q\ngot    %q\nerr %v\ndiff:\n%s", i, ctxFlag, a, b, got, perr, out)
-		}
-		// Our own diff generator must agree with our applier too.
-		own := UnifiedDiff("a", "b", []byte(a), []byte(b), 3)
-		if got2, _, err := ApplyUnifiedDiff([]byte(a), own); err != nil || string(got2) != b {
-			t.Fatalf("pair %d: UnifiedDiff output does not apply: %v\n%s", i, err, own)
-		}
-		applied++
-		if eol == "\r\n" && strings.Contains(a+b, "\r\n") {
-			crlf++
-		}
-		if bytes.Contains(out, []byte(`\ No newline`)) {
-			noNL++
-		}
-		if a == "" || b == "" {
-			empty++
-		}
-	}
-	if applied < 500 || crlf < 100 || noNL < 100 || empty < 20 {
-		t.Fatalf("oracle coverage too small: applied=%d crlf=%d no-newline=%d empty-side=%d", applied, crlf, noNL, empty)
-	}
-	t.Logf("applied %d diffs (crlf %d, no-newline %d, empty side %d)", applied, crlf, noNL, empty)
 }
 
 // loadTree copies the Go files under dir into a new memory workspace.

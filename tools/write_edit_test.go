@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/a3s-lab/code-wasm/kernel"
+	"github.com/a3s-lab/code-wasm/tools/internal/udiff"
 	"github.com/a3s-lab/code-wasm/workspace"
 )
 
@@ -135,7 +136,7 @@ func TestChangeCompaction(t *testing.T) {
 	}
 	d := ch["unified_diff"].(string)
 	after, _ := fileContent(t, ws, "big.txt")
-	if got, _, err := ApplyUnifiedDiff([]byte(big), d); err != nil || string(got) != after {
+	if got, _, err := udiff.Apply([]byte(big), d); err != nil || string(got) != after {
 		t.Fatalf("the compacted diff does not reproduce the change: %v", err)
 	}
 	// Above 1 MiB the diff is omitted.

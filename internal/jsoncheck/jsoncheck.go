@@ -3,7 +3,7 @@ package jsoncheck
 import (
 	"fmt"
 
-	"github.com/a3s-lab/code-wasm/internal/bytescan"
+	"github.com/a3s-lab/code-wasm/internal/scan"
 )
 
 // MaxDepth is how deep objects and arrays may nest in one JSON document
@@ -45,20 +45,20 @@ func Check(raw []byte) error {
 
 // checkString scans the string whose contents start at i and returns the
 // index of its closing quote (or len(raw)). The bytes between escapes are
-// skipped with bytescan.IndexByte (memchr; in wasm assembly under js/wasm):
+// skipped with scan.IndexByte (memchr; in wasm assembly under js/wasm):
 // a 100 MB file's content crosses as one string.
 func checkString(raw []byte, i int) (int, error) {
 	pendingHigh := -1 // offset of a high surrogate escape awaiting its low half
 	quote := -1       // the next '"' at or after i, once looked for
 	for i < len(raw) {
 		if quote < i {
-			if quote = bytescan.IndexByte(raw[i:], '"'); quote < 0 {
+			if quote = scan.IndexByte(raw[i:], '"'); quote < 0 {
 				quote = len(raw)
 			} else {
 				quote += i
 			}
 		}
-		b := bytescan.IndexByte(raw[i:quote], '\\')
+		b := scan.IndexByte(raw[i:quote], '\\')
 		if b < 0 {
 			if pendingHigh >= 0 {
 				return 0, lone(raw, pendingHigh) // text or the end follows it

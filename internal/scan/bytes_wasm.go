@@ -1,6 +1,6 @@
 //go:build wasm
 
-package bytescan
+package scan
 
 // IndexByte is bytes.IndexByte.
 func IndexByte(b []byte, c byte) int { return indexByte(b, c) }
@@ -13,18 +13,18 @@ func Count(b []byte, c byte) int { return countByte(b, c) }
 func indexFoldLetter(b []byte, l byte) int { return indexMask(b, l, 0x20) }
 
 // indexByte returns the index of the first byte of b equal to c, or -1
-// (bytescan_wasm.s).
+// (bytes_wasm.s).
 //
 //go:noescape
 func indexByte(b []byte, c byte) int
 
 // indexMask returns the index of the first byte x of b with x|mask == c,
-// or -1 (bytescan_wasm.s).
+// or -1 (bytes_wasm.s).
 //
 //go:noescape
 func indexMask(b []byte, c, mask byte) int
 
-// countByte returns how many bytes of b equal c (bytescan_wasm.s).
+// countByte returns how many bytes of b equal c (bytes_wasm.s).
 //
 //go:noescape
 func countByte(b []byte, c byte) int
@@ -38,12 +38,12 @@ func indexNear(b []byte, from int, c, mask byte, pd, nd int, prev, next *[256]bo
 	return indexNearMask(b, from, c, mask, pd, nd, prev, next)
 }
 
-// indexNearByte is indexNear without a mask (bytescan_wasm.s).
+// indexNearByte is indexNear without a mask (bytes_wasm.s).
 //
 //go:noescape
 func indexNearByte(b []byte, from int, c, mask byte, pd, nd int, prev, next *[256]bool) int
 
-// indexNearMask is indexNear with one (bytescan_wasm.s).
+// indexNearMask is indexNear with one (bytes_wasm.s).
 //
 //go:noescape
 func indexNearMask(b []byte, from int, c, mask byte, pd, nd int, prev, next *[256]bool) int

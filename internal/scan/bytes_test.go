@@ -1,4 +1,4 @@
-package bytescan
+package scan
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ func foldIndex(b []byte, c byte) int {
 // check compares every scan with package bytes (or foldIndex) on every
 // suffix of b starting in the first 9 bytes (so each word alignment is
 // seen) and for each needle.
-func check(t *testing.T, name string, b []byte, needles []byte) {
+func checkBytes(t *testing.T, name string, b []byte, needles []byte) {
 	t.Helper()
 	for start := 0; start < min(len(b)+1, 9); start++ {
 		s := b[start:]
@@ -62,7 +62,7 @@ func TestAgainstBytes(t *testing.T) {
 					for i := range b {
 						b[i] = tc.alphabet[rng.IntN(len(tc.alphabet))]
 					}
-					check(t, tc.name, b, []byte(tc.alphabet+"zZ\x00"))
+					checkBytes(t, tc.name, b, []byte(tc.alphabet+"zZ\x00"))
 				}
 			}
 		})
@@ -72,25 +72,25 @@ func TestAgainstBytes(t *testing.T) {
 			for at := 0; at < n; at++ {
 				b := bytes.Repeat([]byte{'.'}, n)
 				b[at] = 'Q'
-				check(t, "single", b, []byte("Qq.\x00"))
+				checkBytes(t, "single", b, []byte("Qq.\x00"))
 				b[at] = 0xff
-				check(t, "single high", b, []byte{0xff, 0x7f, 0xfe})
+				checkBytes(t, "single high", b, []byte{0xff, 0x7f, 0xfe})
 			}
 		}
 	})
 	t.Run("every byte value", func(t *testing.T) {
 		b := append(bytes.Repeat(all, 3), all[:77]...)
 		rng.Shuffle(len(b), func(i, j int) { b[i], b[j] = b[j], b[i] })
-		check(t, "all", b, all)
+		checkBytes(t, "all", b, all)
 	})
 	t.Run("large", func(t *testing.T) {
 		b := make([]byte, 1<<16)
 		for i := range b {
 			b[i] = byte('a' + rng.IntN(26))
 		}
-		check(t, "large", b, []byte("qQ!\n"))
+		checkBytes(t, "large", b, []byte("qQ!\n"))
 		b[len(b)-1] = '!'
-		check(t, "large, last", b, []byte("!"))
+		checkBytes(t, "large, last", b, []byte("!"))
 	})
 }
 
@@ -98,7 +98,7 @@ func FuzzScans(f *testing.F) {
 	f.Add([]byte("hello, World\n"), byte('w'))
 	f.Add(bytes.Repeat([]byte{0x80}, 70), byte(0))
 	f.Fuzz(func(t *testing.T, b []byte, c byte) {
-		check(t, "fuzz", b, []byte{c, c ^ 0x20, 0, '\n'})
+		checkBytes(t, "fuzz", b, []byte{c, c ^ 0x20, 0, '\n'})
 	})
 }
 

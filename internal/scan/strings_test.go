@@ -1,4 +1,4 @@
-package strscan
+package scan
 
 import (
 	"math/rand"
@@ -18,7 +18,7 @@ func reference(ss []string, suffix string) []int32 {
 	return out
 }
 
-func check(t *testing.T, ss []string, suffix string) {
+func checkSuffix(t *testing.T, ss []string, suffix string) {
 	t.Helper()
 	out := make([]int32, len(ss)+3)
 	for i := range out {
@@ -56,7 +56,7 @@ func TestSuffixIndex(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			for _, suf := range suffixes {
-				check(t, c.ss, suf)
+				checkSuffix(t, c.ss, suf)
 			}
 		})
 	}
@@ -75,7 +75,7 @@ func TestSuffixIndex(t *testing.T) {
 			for i := range ss {
 				ss[i] = word(14)
 			}
-			check(t, ss, word(10))
+			checkSuffix(t, ss, word(10))
 		}
 	})
 	t.Run("short out panics", func(t *testing.T) {

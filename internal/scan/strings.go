@@ -1,4 +1,4 @@
-package strscan
+package scan
 
 // Suffix finds the strings that end with one suffix. Make it once with
 // NewSuffix and use it for many slices.
@@ -19,7 +19,7 @@ func NewSuffix(s string) *Suffix {
 // long as ss (it panics otherwise).
 func (x *Suffix) Index(ss []string, out []int32) int {
 	if len(out) < len(ss) {
-		panic("strscan: Suffix.Index: out is shorter than ss")
+		panic("scan: Suffix.Index: out is shorter than ss")
 	}
 	return x.index(ss, out)
 }

@@ -1,4 +1,4 @@
-package bytescan
+package scan
 
 // IndexFold returns the index of the first byte of b equal to c or, when c
 // is an ASCII letter, to c in the other case; -1 if there is none.
@@ -47,7 +47,7 @@ func (n *Near) sides() (prev *[256]bool, pd int, next *[256]bool, nd int) {
 // in b, so neighbours before from count.
 func IndexNear(b []byte, from int, c byte, fold bool, n *Near) int {
 	if from < 0 || from > len(b) {
-		panic("bytescan: IndexNear from out of range")
+		panic("scan: IndexNear from out of range")
 	}
 	var mask byte
 	if l := c | 0x20; fold && l >= 'a' && l <= 'z' {

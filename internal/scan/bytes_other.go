@@ -1,6 +1,6 @@
 //go:build !wasm
 
-package bytescan
+package scan
 
 import "bytes"
 

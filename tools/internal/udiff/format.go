@@ -1,4 +1,8 @@
-package tools
+// Package udiff formats, parses and applies single-file unified diffs: the
+// format GNU `diff -u` prints, which the patch tool takes and the write,
+// edit and patch tools show as a change's preview. Format's output always
+// applies with Apply (tested against GNU diff as an oracle).
+package udiff
 
 import (
 	"bytes"
@@ -151,10 +155,10 @@ func myers(x, y []int, offA, offB int) []editOp {
 	return ops
 }
 
-// UnifiedDiff renders the change from a to b as a unified diff with the
+// Format renders the change from a to b as a unified diff with the
 // given context radius, in the format GNU `diff -u` prints (including
 // "\ No newline at end of file"). It returns "" when a and b are equal.
-func UnifiedDiff(nameA, nameB string, a, b []byte, radius int) string {
+func Format(nameA, nameB string, a, b []byte, radius int) string {
 	la, lb := splitKeep(a), splitKeep(b)
 	ops := diffLines(la, lb)
 	changed := false

@@ -1,6 +1,6 @@
 //go:build !wasm
 
-package strscan
+package scan
 
 import "strings"
 
