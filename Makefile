@@ -12,20 +12,24 @@ WASM := npm/dist/code.wasm
 WASM_EXEC := npm/src/wasm_exec.js
 GO_SOURCES := $(shell find . -name '*.go' -not -path './node_modules/*' -not -path './.git/*') go.mod go.sum
 NODE_DEPS := node_modules/.installed
+# The one version: npm/package.json's, stamped into the wasm (api.version).
+VERSION := $(shell node -p "require('./npm/package.json').version")
 # Go packages whose tests also run under GOOS=js GOARCH=wasm in Node.
 WASM_TEST_PKGS := ./workspace/... ./internal/... ./kernel/... ./tools/...
 
-.PHONY: build test run bench clean deps debs test-go test-vet test-wasm test-npm test-browser test-workerd
+.PHONY: build test run bench clean deps debs test-go test-vet test-types test-wasm test-npm test-browser test-workerd
 
 build: $(WASM) $(WASM_EXEC)
 
-$(WASM): $(GO_SOURCES)
+$(WASM): $(GO_SOURCES) npm/package.json
 	@mkdir -p $(dir $@)
-	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w" -o $@ ./wasm
+	GOOS=js GOARCH=wasm $(GO) build -trimpath -ldflags="-s -w -X main.version=$(VERSION)" -o $@ ./wasm
 	@ls -l $@ | awk '{print "built " $$9 " (" $$5 " bytes)"}'
 
-$(WASM_EXEC): $(GOROOT)/lib/wasm/wasm_exec.js
-	cp $< $@
+# Go's js/wasm glue, copied with one first line that keeps it out of
+# make test-types (which checks the package's own files only).
+$(WASM_EXEC): $(GOROOT)/lib/wasm/wasm_exec.js Makefile
+	{ echo "// @ts-nocheck: Go's wasm_exec.js, copied by make build."; cat $<; } > $@
 
 # What the tests need beyond Go and Node: Debian's chromium and ripgrep
 # (installed with apt-get when missing and running as root), and the Node
@@ -43,13 +47,18 @@ $(NODE_DEPS): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-test: deps test-vet test-go test-wasm test-npm test-browser test-workerd
+test: deps test-vet test-types test-go test-wasm test-npm test-browser test-workerd
 	@echo "make test: every tier passed"
 
 test-vet:
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+
+# tsc --noEmit --checkJs of npm/src/*.mjs against npm/index.d.ts
+# (npm/tsconfig.json; npm/types/entries.ts holds each entry point to it).
+test-types: $(WASM_EXEC) $(NODE_DEPS)
+	node_modules/.bin/tsc --noEmit --checkJs -p npm/tsconfig.json
 
 test-go:
 	$(GO) test -race -count=1 ./...

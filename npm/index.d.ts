@@ -20,8 +20,9 @@ export type ErrorCode =
   | 'PANIC'
   | 'INTERNAL';
 
-/** Every rejection is a CodeWasmError (npm/src/session.mjs). */
+/** Every rejection is a CodeWasmError (npm/src/errors.mjs). */
 export class CodeWasmError extends Error {
+  constructor(message: string, code: ErrorCode, extra?: { result?: ToolResult });
   readonly code: ErrorCode;
   /** The failed tool's result, for code TOOL_FAILED (readFile, glob, grep). */
   readonly result?: ToolResult;
@@ -403,6 +404,18 @@ export interface Session {
 
   /** Cancels in-flight calls (they reject SESSION_CLOSED), ends event streams, releases the session. */
   close(): Promise<void>;
+  /**
+   * close(): `await using s = await createSession()` closes s when the block ends.
+   * Present where the runtime has Symbol.asyncDispose (Node 20, current browsers, workerd).
+   */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+// Symbol.asyncDispose for projects whose TypeScript lib predates it (as @types/node declares it).
+declare global {
+  interface SymbolConstructor {
+    readonly asyncDispose: unique symbol;
+  }
 }
 
 /**

@@ -9,7 +9,7 @@ import (
 // MaxDepth is how deep objects and arrays may nest in one JSON document
 // crossing from JS into Go (a call's envelope {name, args} counts as one
 // level). The npm package refuses deeper values before they cross
-// (npm/src/session.mjs MAX_DEPTH), naming the path.
+// (npm/src/options.mjs MAX_DEPTH), naming the path.
 const MaxDepth = 100
 
 // Error describes what Check found, in terms a JS caller can act on.

@@ -7,7 +7,9 @@ import { makeCreateSession } from './session.mjs';
 import { startWorkerApi } from './browser-proxy.mjs';
 import { browserPtcHostKinds } from './ptc-browser.mjs';
 
-const inWorker = typeof WorkerGlobalScope !== 'undefined' && globalThis instanceof WorkerGlobalScope;
+// WorkerGlobalScope is read off globalThis: a page's types (lib dom) do not declare it.
+const WGS = /** @type {any} */ (globalThis).WorkerGlobalScope;
+const inWorker = typeof WGS === 'function' && globalThis instanceof WGS;
 let workerApi = null;
 
 // The in-thread path is imported only when used, so a page never loads

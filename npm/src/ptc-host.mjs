@@ -160,7 +160,7 @@ export function makePtcHostKinds(newWorker, runtime) {
       runs.set(id, new Run(p));
       return { run: id, runtime };
     },
-    'ptc.poll': (p, { signal } = {}) => get(p).poll(signal),
+    'ptc.poll': (p, ctx) => get(p).poll(ctx?.signal),
     'ptc.reply': (p) => { runs.get(p.run)?.reply(p); return null; },
     'ptc.stop': async (p) => {
       const r = runs.get(p.run);

@@ -24,7 +24,7 @@ export function nodePtcHostKinds() {
     // its messages and output streams are taken only once it runs a
     // program (either would hold the event loop).
     w.unref();
-    w.on('error', (e) => events.error(e && e.code === 'ERR_WORKER_OUT_OF_MEMORY'
+    w.on('error', (/** @type {Error & {code?: string}} */ e) => events.error(e && e.code === 'ERR_WORKER_OUT_OF_MEMORY'
       ? 'RangeError: the program worker ran out of memory' : String(e && e.message ? e.message : e)));
     w.on('exit', (code) => events.error(`the program worker exited (code ${code})`));
     const ref = () => {

@@ -225,7 +225,8 @@ async function loadQuickJS(wasmModule, wasmMemory) {
     if (orig.instantiateStreaming) W.instantiateStreaming = (...a) => orig.instantiateStreaming.apply(W, a).then(tap);
   }
   try {
-    const mod = await loadEmscripten(arg);
+    // The variant declares its loader's default export loosely (not callable).
+    const mod = await /** @type {any} */ (loadEmscripten)(arg);
     mod.type = 'sync';
     return { QuickJS: new QuickJSWASMModule(mod, new QuickJSFFI(mod)), compiled };
   } finally {
@@ -240,6 +241,11 @@ async function loadQuickJS(wasmModule, wasmMemory) {
 // value | error:{message, line}}, once {t:'module', module}); stackBytes
 // is the QuickJS stack bound this host's worker can hold. It resolves to
 // receive(m), which takes the spawner's {t:'reply', id, ok, value | error}.
+/**
+ * @param {any} init
+ * @param {(m: object) => void} post
+ * @param {{stackBytes?: number, wasmModule?: WebAssembly.Module}} [host]
+ */
 export async function runProgram(init, post, { stackBytes, wasmModule } = {}) {
   const lim = startLimits(init);
   const deadline = Date.now() + lim.timeoutMs;
@@ -352,7 +358,7 @@ export async function runProgram(init, post, { stackBytes, wasmModule } = {}) {
     f.dispose();
     r.error.dispose();
     if (r2.error) failWith(r2.error);
-    else r2.value.dispose();
+    else /** @type {any} */ (r2).value.dispose(); // (the union does not narrow on error)
     return undefined;
   };
   const jobs = () => {
@@ -373,7 +379,7 @@ export async function runProgram(init, post, { stackBytes, wasmModule } = {}) {
     fn.dispose();
     args.forEach((h) => h.dispose());
     if (made.error) { failWith(made.error); return; }
-    kit = made.value;
+    kit = /** @type {any} */ (made).value;
     // The script's top-level statements run now, in the locked realm.
     const top = vm.evalCode(String(init.source), String(init.name));
     const topValue = unwrap(top);

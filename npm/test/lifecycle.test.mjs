@@ -113,3 +113,23 @@ test('events(): async iterator and next(), with the convenience fields', async (
   assert.ok(rest >= 6, `queued events of ls and write delivered after close: ${rest}`);
   assert.deepEqual(await it.next(), { value: undefined, done: true });
 });
+
+// `await using s = await createSession()` calls s[Symbol.asyncDispose]() at
+// the end of the block (Node 20 has the symbol but not the syntax, so the
+// test calls it as the syntax would).
+test('Symbol.asyncDispose closes the session: in-flight calls reject SESSION_CLOSED, disposing again is a no-op', async () => {
+  assert.equal(typeof Symbol.asyncDispose, 'symbol', 'this runtime has Symbol.asyncDispose');
+  let started;
+  const inFlight = new Promise((r) => { started = r; });
+  const s = await createSession({ hooks: [holdingWrites(started)] });
+  assert.equal(typeof s[Symbol.asyncDispose], 'function');
+  const p = s.writeFile('a.txt', 'x');
+  await inFlight;
+  const r = s[Symbol.asyncDispose]();
+  assert.ok(r instanceof Promise, 'asyncDispose returns a promise');
+  assert.equal(await r, undefined);
+  await assert.rejects(p, { code: 'SESSION_CLOSED' });
+  assert.equal(s.isClosed(), true);
+  await assert.rejects(s.readFile('a.txt'), { code: 'SESSION_CLOSED' });
+  await s[Symbol.asyncDispose]();
+});
