@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/a3s-lab/code-wasm/core"
+	"github.com/a3s-lab/code-wasm/internal/hostcall"
 	"github.com/a3s-lab/code-wasm/kernel"
 	"github.com/a3s-lab/code-wasm/ptc"
 	"github.com/a3s-lab/code-wasm/workspace"
@@ -45,15 +46,21 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Msg }
 
+// ErrorCode is the JS Error's code (hostcall.Coded).
+func (e *Error) ErrorCode() string { return e.Code }
+
+// ErrorDetail is the JS Error's detail, or "" (hostcall.Coded).
+func (e *Error) ErrorDetail() string { return e.Detail }
+
+var _ hostcall.Coded = (*Error)(nil)
+
 func errf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
 }
 
-// Host is the session's host dispatcher (npm/src/PROTOCOL.md §2): it asks
-// the JS side to run a user function of the given kind with a JSON payload
-// and returns the JSON result. It must honour ctx. A nil Host means the
-// session has no JS callbacks.
-type Host func(ctx context.Context, kind string, payload []byte) ([]byte, error)
+// Host is the session's host dispatcher (npm/src/PROTOCOL.md §2): a nil
+// Host means the session has no JS callbacks.
+type Host = hostcall.Func
 
 // Drivers maps workspace kinds beyond memory to their constructors. A
 // constructor may return an *Error to choose the code (WORKSPACE_BUSY);
@@ -128,7 +135,7 @@ func (t *Sessions) Create(ctx context.Context, raw []byte, host Host, env Env) (
 	gov := newGovernance(&o, host)
 	// The program tool runs on the host's JS engine through the PTC kinds of
 	// the dispatcher (PROTOCOL.md "PTC"); no host, no engine.
-	opts := core.Options{Workspace: ws, Governance: gov.kernel(), ProgramEngine: ptc.NewHostEngine(ptc.HostFunc(host))}
+	opts := core.Options{Workspace: ws, Governance: gov.kernel(), ProgramEngine: ptc.NewHostEngine(host)}
 	// A host without a script engine (Cloudflare Workers) lists no program
 	// tool rather than one that always fails: the surface is what works.
 	opts.NoProgram = !env.hasScriptEngine()
