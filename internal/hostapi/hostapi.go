@@ -184,16 +184,9 @@ func buildWorkspace(ctx context.Context, wo *WorkspaceOptions, drivers Drivers) 
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, 0, len(w.Files))
-	for n := range w.Files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		if err := ws.PutFile(ctx, n, []byte(w.Files[n])); err != nil {
-			closeDriver(ws)
-			return nil, errf(CodeInvalidOptions, "createSession: options.workspace.files[%q]: %v", n, err)
-		}
+	if err := workspace.Seed(ctx, ws, w.Files); err != nil {
+		closeDriver(ws)
+		return nil, errf(CodeInvalidOptions, "createSession: options.workspace.%v", err)
 	}
 	return ws, nil
 }
