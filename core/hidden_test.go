@@ -32,10 +32,8 @@ func TestSearchesHonourPathRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for p, c := range files {
-			if _, err := ws.WriteFile(ctx, p, []byte(c)); err != nil {
-				t.Fatal(err)
-			}
+		if err := workspace.Seed(ctx, ws, files); err != nil {
+			t.Fatal(err)
 		}
 		s, err := core.New(core.Options{Workspace: ws, Governance: kernel.Governance{Permission: p}})
 		if err != nil {

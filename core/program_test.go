@@ -51,10 +51,8 @@ func newProgramSession(t *testing.T) *core.Session {
 		"docs/auth.md":               "PermissionPolicy is documented here.\n",
 		"scripts/ptc/search-auth.js": searchAuth,
 	}
-	for n, c := range files {
-		if _, err := ws.WriteFile(context.Background(), n, []byte(c)); err != nil {
-			t.Fatal(err)
-		}
+	if err := workspace.Seed(context.Background(), ws, files); err != nil {
+		t.Fatal(err)
 	}
 	s, err := core.New(core.Options{Workspace: ws})
 	if err != nil {

@@ -8,12 +8,15 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/a3s-lab/code-wasm/internal/hostcall"
 )
 
 // HostFunc is a host dispatcher (npm/src/PROTOCOL.md §2): it asks the JS
 // side to run the handler of kind with a JSON payload and returns the
-// JSON result. It must honour ctx. internal/hostapi.Host has this shape.
-type HostFunc func(ctx context.Context, kind string, payload []byte) ([]byte, error)
+// JSON result. It must honour ctx. It is the one host callback type of
+// the module (internal/hostcall.Func), named here for Go users.
+type HostFunc = hostcall.Func
 
 // HostEngine runs programs on the host's own JS engine (a Node worker
 // thread, a browser Web Worker) through the PTC kinds of the host

@@ -18,10 +18,8 @@ func newWS(t testing.TB, files map[string]string) *workspace.Workspace {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for p, c := range files {
-		if _, err := ws.WriteFile(context.Background(), p, []byte(c)); err != nil {
-			t.Fatal(err)
-		}
+	if err := workspace.Seed(context.Background(), ws, files); err != nil {
+		t.Fatal(err)
 	}
 	return ws
 }

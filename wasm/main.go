@@ -9,7 +9,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -26,13 +25,6 @@ func main() {
 	sessions := hostapi.NewSessions()
 	api := js.Global().Get("Object").New()
 
-	coded := func(err error) error {
-		var he *hostapi.Error
-		if errors.As(err, &he) {
-			return &jsbridge.CodedError{Code: he.Code, Detail: he.Detail, Err: he}
-		}
-		return err
-	}
 	toJSON := func(v any) (any, error) {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -70,7 +62,7 @@ func main() {
 			defer guard(&err)
 			id, err := sessions.Create(context.Background(), []byte(raw), host, env)
 			if err != nil {
-				return nil, coded(err)
+				return nil, err
 			}
 			return id, nil
 		})
@@ -83,11 +75,7 @@ func main() {
 			return sessions.CallSync(handle(args), str(args, 1), []byte(str(args, 2)))
 		}()
 		if err != nil {
-			code := "INTERNAL"
-			var he *hostapi.Error
-			if errors.As(err, &he) {
-				code = he.Code
-			}
+			code, _ := jsbridge.CodeOf(err)
 			return map[string]any{"error": err.Error(), "code": code}
 		}
 		b, err := json.Marshal(v)
@@ -113,7 +101,7 @@ func main() {
 			defer guard(&err)
 			v, err = sessions.Call(ctx, id, method, []byte(raw))
 			if err != nil {
-				return nil, coded(err)
+				return nil, err
 			}
 			return toJSON(v)
 		})
@@ -130,7 +118,7 @@ func main() {
 			defer guard(&err)
 			v, err = sessions.NextEvents(context.Background(), id, sub)
 			if err != nil {
-				return nil, coded(err)
+				return nil, err
 			}
 			return toJSON(v)
 		})

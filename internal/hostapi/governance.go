@@ -415,3 +415,57 @@ func (g *governance) pending() []kernel.PendingConfirmation {
 func (g *governance) confirm(toolID string, approved bool, reason string) bool {
 	return g.session().ConfirmToolUse(toolID, approved, reason)
 }
+
+// governanceMethods are the methods that change or answer the session's
+// governance after it started.
+var governanceMethods = []row{
+	method("pendingConfirmations", syncCall, func(c *call, _ *noArgs) (any, error) { return c.e.gov.pending(), nil }),
+	method("registerHook", syncCall, registerHook),
+	method("unregisterHook", syncCall, func(c *call, a *struct {
+		ID string `json:"id"`
+	}) (any, error) {
+		return c.e.gov.unregisterHook(a.ID), nil
+	}),
+	method("setBudgetGuard", syncCall, setBudgetGuard),
+	method("confirmToolUse", 0, confirmToolUse),
+}
+
+func registerHook(c *call, h *HookSpec) (any, error) {
+	if err := h.validate("registerHook: hook"); err != nil {
+		return nil, errf(CodeInvalidCall, "%v", err)
+	}
+	if h.Handler && c.e.host == nil {
+		return nil, errf(CodeInvalidCall, "registerHook: a handler needs a host dispatcher")
+	}
+	if err := c.e.gov.registerHook(*h); err != nil {
+		return nil, errf(CodeInvalidCall, "registerHook: %v", err)
+	}
+	return true, nil
+}
+
+// setBudgetGuard takes a guard, or null to remove it.
+func setBudgetGuard(c *call, b **BudgetSpec) (any, error) {
+	if *b != nil {
+		if err := (*b).validate("setBudgetGuard: guard"); err != nil {
+			return nil, errf(CodeInvalidCall, "%v", err)
+		}
+		if c.e.host == nil {
+			return nil, errf(CodeInvalidCall, "setBudgetGuard: a guard needs a host dispatcher")
+		}
+	}
+	c.e.gov.setBudget(*b)
+	return true, nil
+}
+
+type confirmArgs struct {
+	ToolID   string `json:"toolId"`
+	Approved *bool  `json:"approved"`
+	Reason   string `json:"reason"`
+}
+
+func confirmToolUse(c *call, a *confirmArgs) (any, error) {
+	if a.ToolID == "" || a.Approved == nil {
+		return nil, errf(CodeInvalidCall, "confirmToolUse: toolId (a non-empty string) and approved (a boolean) are required")
+	}
+	return c.e.gov.confirm(a.ToolID, *a.Approved, a.Reason), nil
+}

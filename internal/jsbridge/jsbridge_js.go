@@ -8,10 +8,13 @@ import (
 	"fmt"
 	"runtime/debug"
 	"syscall/js"
+
+	"github.com/a3s-lab/code-wasm/internal/hostcall"
 )
 
 // CodedError is an error that crosses to JS as an Error with a `code`
-// and, when Detail is set, a `detail` (a JSON string).
+// and, when Detail is set, a `detail` (a JSON string): the
+// hostcall.Coded of errors made on this side of the bridge.
 type CodedError struct {
 	Code   string
 	Detail string
@@ -21,6 +24,12 @@ type CodedError struct {
 func (e *CodedError) Error() string { return e.Err.Error() }
 func (e *CodedError) Unwrap() error { return e.Err }
 
+// ErrorCode is the JS Error's code (hostcall.Coded).
+func (e *CodedError) ErrorCode() string { return e.Code }
+
+// ErrorDetail is the JS Error's detail, or "" (hostcall.Coded).
+func (e *CodedError) ErrorDetail() string { return e.Detail }
+
 // Coded wraps err with a JS error code.
 func Coded(code string, err error) error { return &CodedError{Code: code, Err: err} }
 
@@ -29,20 +38,26 @@ func Codedf(code, format string, args ...any) error {
 	return &CodedError{Code: code, Err: fmt.Errorf(format, args...)}
 }
 
-// NewError makes a JS Error with message and, if err is a *CodedError, its
-// code.
+// NewError makes a JS Error with message and, if err is (or wraps) a
+// hostcall.Coded, its code and detail; any other error has code INTERNAL.
 func NewError(err error) js.Value {
 	e := js.Global().Get("Error").New(err.Error())
-	var ce *CodedError
-	if errors.As(err, &ce) {
-		e.Set("code", ce.Code)
-		if ce.Detail != "" {
-			e.Set("detail", ce.Detail)
-		}
-	} else {
-		e.Set("code", "INTERNAL")
+	code, detail := CodeOf(err)
+	e.Set("code", code)
+	if detail != "" {
+		e.Set("detail", detail)
 	}
 	return e
+}
+
+// CodeOf is the JS code and detail of err: a hostcall.Coded's, or
+// INTERNAL for any other error.
+func CodeOf(err error) (code, detail string) {
+	var ce hostcall.Coded
+	if errors.As(err, &ce) {
+		return ce.ErrorCode(), ce.ErrorDetail()
+	}
+	return "INTERNAL", ""
 }
 
 // Promise runs fn on a new goroutine and returns a JS Promise of its
@@ -170,7 +185,7 @@ func SignalContext(parent context.Context, signal js.Value) (context.Context, co
 // (npm/src/PROTOCOL.md §2). It aborts the AbortSignal it passed when ctx
 // ends, so the JS side can stop work. Call it only from a goroutine, never
 // inside a js.FuncOf callback.
-func Caller(fn js.Value) func(ctx context.Context, kind string, payload []byte) ([]byte, error) {
+func Caller(fn js.Value) hostcall.Func {
 	return func(ctx context.Context, kind string, payload []byte) ([]byte, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err

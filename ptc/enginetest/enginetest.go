@@ -31,10 +31,8 @@ func NewHarness(t testing.TB, e ptc.Engine, files map[string]string) *Harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for n, c := range files {
-		if _, err := ws.WriteFile(context.Background(), n, []byte(c)); err != nil {
-			t.Fatal(err)
-		}
+	if err := workspace.Seed(context.Background(), ws, files); err != nil {
+		t.Fatal(err)
 	}
 	reg := kernel.NewRegistry()
 	for _, tl := range tools.Builtins(ws) {
