@@ -67,6 +67,7 @@ type orchestrator struct{ name string }
 
 func (o orchestrator) Name() string        { return o.name }
 func (o orchestrator) Description() string { return "stand-in orchestrator" }
+func (o orchestrator) Orchestrates()       {}
 func (o orchestrator) Parameters() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"tool":{"type":"string"},"args":{"type":"object"}},"required":["tool","args"]}`)
 }

@@ -25,10 +25,6 @@ var ErrNotRegistered = errors.New("tool not registered")
 // ErrOrigin is returned by Invoke for an origin public code may not create.
 var ErrOrigin = errors.New("invalid invocation origin")
 
-// Orchestrators are the built-in tools that make nested calls; one of them
-// may not be called again while it is on the invocation stack.
-var orchestrators = map[string]bool{"batch": true, "program": true}
-
 // Config builds a Kernel.
 type Config struct {
 	Registry *Registry
@@ -304,7 +300,7 @@ func (v *invocation) run(ctx context.Context) *Result {
 			return v.reject(e, nil)
 		}
 	}
-	if orchestrators[v.name] && slices.Contains(v.sc.stack, v.name) {
+	if _, ok := v.t.(Orchestrator); ok && slices.Contains(v.sc.stack, v.name) {
 		return v.reject(InvalidArgument("recursive %s calls are not allowed", v.name), nil)
 	}
 	v.lc.to(StateAdmitted)

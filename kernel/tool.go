@@ -92,6 +92,16 @@ type EffectDeclarer interface {
 	Effects(args json.RawMessage) Effects
 }
 
+// Orchestrator is implemented by a tool that makes nested calls through
+// Call.Invoker as its main work (batch, program). Such a tool may not be
+// called again while it is on the invocation stack: the kernel refuses
+// the recursive call.
+type Orchestrator interface {
+	Tool
+	// Orchestrates marks the tool; it is never called.
+	Orchestrates()
+}
+
 // SchemaValidator may be implemented by a tool whose validation schema is
 // stricter than its model-visible Parameters (for example with oneOf).
 type SchemaValidator interface {

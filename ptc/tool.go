@@ -52,6 +52,10 @@ func New(cfg Config) *Tool { return &Tool{cfg: cfg} }
 
 func (*Tool) Name() string { return "program" }
 
+// Orchestrates marks program as an orchestrator: a program may not call
+// program, directly or through another orchestrator.
+func (*Tool) Orchestrates() {}
+
 func (*Tool) Description() string {
 	return "Run a bounded JavaScript program that calls tools, to replace many grep/read turns with one call. " +
 		"Shape: `async function run(ctx, inputs) { ... return value }` (plain or `export default`); inputs is the `inputs` argument. " +
