@@ -1,22 +1,23 @@
 package workspace
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/a3s-lab/code-wasm/errkind"
 )
 
 // ErrPathEscape is returned when a path would leave the workspace root.
 // Its text is upstream's, so models and hosts see the same words.
-var ErrPathEscape = errors.New("Workspace boundary violation: path escapes workspace")
+var ErrPathEscape = errkind.New(errkind.InvalidArgument, "Workspace boundary violation: path escapes workspace")
 
 // ErrInvalidPath is returned for paths the virtual resolver refuses outright:
 // absolute paths, drive letters, UNC paths, NUL and control characters.
-var ErrInvalidPath = errors.New("invalid workspace path")
+var ErrInvalidPath = errkind.New(errkind.InvalidArgument, "invalid workspace path")
 
 // Resolve normalises a user-supplied path into the driver grammar: a clean,
 // slash-separated, root-relative path, with "." for the root. It is purely
@@ -150,6 +151,9 @@ type rule struct {
 }
 
 func (e *rule) Error() string { return e.msg }
+
+// Kind: every path rule's failure is an invalid argument.
+func (e *rule) Kind() errkind.Kind { return errkind.InvalidArgument }
 
 func (e *rule) Is(target error) bool {
 	for _, k := range e.kinds {
