@@ -116,7 +116,7 @@ const (
 // Tool names compare case-insensitively; paths match with doublestar
 // globs, commands with `*` matching anything. Paths are every path the
 // call touches (file_path, path, files[].path), normalised by
-// workspace.Resolve; see Decide. Precedence: deny > allow > ask; a call no
+// vpath.Resolve; see Decide. Precedence: deny > allow > ask; a call no
 // rule matches gets DefaultDecision ("" means ask). Invalid rules are
 // refused by Validate (kernel.New calls it).
 type PermissionPolicy struct {

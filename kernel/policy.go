@@ -8,7 +8,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/a3s-lab/code-wasm/workspace"
+	"github.com/a3s-lab/code-wasm/vpath"
 )
 
 // callArgs is what the permission rules and hook matchers see of a call:
@@ -37,7 +37,7 @@ func parseArgs(args json.RawMessage) callArgs {
 		}
 	}
 	add := func(p string) {
-		if r, err := workspace.Resolve(p); err == nil {
+		if r, err := vpath.Resolve(p); err == nil {
 			a.paths = append(a.paths, r)
 		} else {
 			a.unresolved++
@@ -140,7 +140,7 @@ func wildcard(p, s string) bool {
 // cleanPattern puts a path pattern in the resolver's grammar: "\" is left
 // alone (a glob escape), a leading "./" is dropped.
 func cleanPattern(p string) string {
-	p = workspace.NFC(p) // paths are NFC (workspace.Resolve); so are rules from Go
+	p = vpath.NFC(p) // paths are NFC (vpath.Resolve); so are rules from Go
 	for strings.HasPrefix(p, "./") {
 		p = p[2:]
 	}
