@@ -171,7 +171,7 @@ type Confirmer interface {
 	Confirm(ctx context.Context, req ConfirmRequest) (ConfirmDecision, error)
 }
 
-// PendingConfirmation is one entry of pendingConfirmations().
+// PendingConfirmation is one entry of PendingConfirmations.
 type PendingConfirmation struct {
 	ToolID      string          `json:"toolId"`
 	ToolName    string          `json:"toolName"`
