@@ -1,7 +1,10 @@
 package kernel_test
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -33,5 +36,35 @@ func TestKernelKnowsNoTool(t *testing.T) {
 				t.Errorf("kernel depends on %s", p)
 			}
 		}
+	}
+}
+
+// TestKernelNamesNoTool: the kernel's own sources name no tool and no
+// tool's argument keys (orchestrators are marked by Orchestrator, touched
+// paths come from Toucher or the toolargs fallback).
+func TestKernelNamesNoTool(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := regexp.MustCompile(`"batch"|"program"|file_path`)
+	n := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		for i, line := range strings.Split(string(b), "\n") {
+			if bad.MatchString(line) {
+				t.Errorf("%s:%d names a tool or its argument: %s", f, i+1, strings.TrimSpace(line))
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no kernel sources found")
 	}
 }

@@ -12,14 +12,28 @@ import (
 	"time"
 )
 
-func (k *Kernel) hooksFor(ev HookEvent, name string, args json.RawMessage) []Hook {
+// hooksFor lists the hooks for ev whose matchers select a call of t with
+// args; what the call touches is asked of t once, and only if a matcher
+// needs it.
+func (k *Kernel) hooksFor(ev HookEvent, t Tool, name string, args json.RawMessage) []Hook {
 	k.gmu.RLock()
 	defer k.gmu.RUnlock()
 	var out []Hook
+	var a callArgs
+	parsed := false
 	for _, h := range k.hooks {
-		if h.Event == ev && h.Matcher.Matches(name, args) {
-			out = append(out, h)
+		if h.Event != ev || !h.Matcher.selects(name) {
+			continue
 		}
+		if h.Matcher.needsArgs() {
+			if !parsed {
+				a, parsed = argsOf(t, args), true
+			}
+			if !h.Matcher.matches(a) {
+				continue
+			}
+		}
+		out = append(out, h)
 	}
 	return out
 }
@@ -49,7 +63,7 @@ func (v *invocation) preHooks(ctx context.Context) (*denial, *Error) {
 	var rewriters []string
 	for round := 1; ; round++ {
 		rewrote := ""
-		for _, h := range v.k.hooksFor(HookPreToolUse, v.name, v.args) {
+		for _, h := range v.k.hooksFor(HookPreToolUse, v.t, v.name, v.args) {
 			req := HookRequest{Event: HookPreToolUse, ToolID: v.id, ToolName: v.name, Args: v.args, Origin: v.sc.origin, ParentID: v.sc.parent}
 			to := orDefault(h.Timeout, DefaultHookTimeout)
 			r, err, timedOut := bounded(ctx, to, func(c context.Context) (HookResponse, error) { return h.Handler(c, req) })
@@ -125,7 +139,7 @@ func reasonOr(r, def string) string {
 // a hook_denied failure whose output says the side effect, if any, has
 // happened. Later hooks do not run.
 func (v *invocation) postHooks(ctx context.Context, res *Result) *Result {
-	for _, h := range v.k.hooksFor(HookPostToolUse, v.name, v.args) {
+	for _, h := range v.k.hooksFor(HookPostToolUse, v.t, v.name, v.args) {
 		cp := *res
 		req := HookRequest{Event: HookPostToolUse, ToolID: v.id, ToolName: v.name, Args: v.args, Origin: v.sc.origin, ParentID: v.sc.parent, Result: &cp}
 		r, err, _ := bounded(ctx, orDefault(h.Timeout, DefaultHookTimeout), func(c context.Context) (HookResponse, error) { return h.Handler(c, req) })
@@ -158,7 +172,11 @@ func (v *invocation) gate(ctx context.Context) *denial {
 		return &denial{reason: fmt.Sprintf("tool %s is not allowed by the active skill", v.name)}
 	}
 	fx := effectsOf(v.t, v.args)
-	d, rule, content := g.Permission.decide(v.name, v.args, &fx)
+	var a callArgs
+	if !g.Permission.Disabled {
+		a = argsOf(v.t, v.args)
+	}
+	d, rule, content := g.Permission.decide(v.name, a, &fx)
 	switch d {
 	case DecisionAllow:
 		return nil
