@@ -99,6 +99,19 @@ func (*Tool) Effects(args json.RawMessage) kernel.Effects {
 	return kernel.Effects{ReadsContent: a.Path != ""}
 }
 
+// Touches: the script file a `path` call runs (its content is the
+// program, so path-scoped read rules govern it).
+func (*Tool) Touches(args json.RawMessage) kernel.Touched {
+	var a struct {
+		Path *string `json:"path"`
+	}
+	_ = json.Unmarshal(args, &a)
+	if a.Path == nil {
+		return kernel.Touched{}
+	}
+	return kernel.Touched{Paths: []string{*a.Path}}
+}
+
 // Args is the program tool's argument object.
 type Args struct {
 	Type         string          `json:"type"`
