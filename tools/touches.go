@@ -13,16 +13,29 @@ import (
 
 // touchArgs are the arguments that name what a file tool's call touches.
 type touchArgs struct {
-	FilePath *string `json:"file_path"`
-	Path     *string `json:"path"`
-	Pattern  *string `json:"pattern"`
-	Files    []struct {
-		Path *string `json:"path"`
-	} `json:"files"`
+	FilePath, Path, Pattern *string
+	Files                   []*string // files[].path
 }
 
+// readTouchArgs reads them; only string values count.
 func readTouchArgs(args json.RawMessage) (a touchArgs) {
-	_ = json.Unmarshal(args, &a)
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return a
+	}
+	str := func(v any) *string {
+		if s, ok := v.(string); ok {
+			return &s
+		}
+		return nil
+	}
+	a.FilePath, a.Path, a.Pattern = str(m["file_path"]), str(m["path"]), str(m["pattern"])
+	fs, _ := m["files"].([]any)
+	for _, f := range fs {
+		if fm, ok := f.(map[string]any); ok {
+			a.Files = append(a.Files, str(fm["path"]))
+		}
+	}
 	return a
 }
 
@@ -43,13 +56,7 @@ func touched(pattern *string, paths ...*string) kernel.Touched {
 // Touches: the file read, and each of files[].path.
 func (*Read) Touches(args json.RawMessage) kernel.Touched {
 	a := readTouchArgs(args)
-	t := touched(nil, a.FilePath)
-	for _, f := range a.Files {
-		if f.Path != nil {
-			t.Paths = append(t.Paths, *f.Path)
-		}
-	}
-	return t
+	return touched(nil, append([]*string{a.FilePath}, a.Files...)...)
 }
 
 // Touches: the file written.
