@@ -334,7 +334,8 @@ func (v *invocation) execute(ctx context.Context, inSlot bool, start time.Time) 
 	call := &Call{ID: v.id, ParentID: v.sc.parent, Name: v.name, Args: v.args, Origin: v.sc.origin,
 		Invoker: &nestedInvoker{k: k, sc: *child}}
 	if !v.sc.origin.Trusted() {
-		call.Hidden, call.HiddenTree = k.cfg.Governance.Permission.Hidden(v.name)
+		_, content := v.t.(ContentSearcher)
+		call.Hidden, call.HiddenTree = k.cfg.Governance.Permission.Hidden(v.name, content)
 		call.ContentHidden = k.contentHidden
 	}
 	var dmu sync.Mutex

@@ -206,6 +206,15 @@ func matchPath(pattern, p string) bool {
 // name does.
 const RuleMutating = "@mutating"
 
+// ContentRuleTool is rule vocabulary: the tool name whose path-scoped deny
+// and ask rules govern content, not only calls of that tool.
+// `read(path:secrets/**)` keeps what secrets/ holds from every governed
+// call (ContentHidden): from calls whose answer depends on it
+// (Effects.ReadsContent) and from searches that show it (ContentSearcher).
+// It is the one tool name the kernel knows, as a word of the rule
+// language.
+const ContentRuleTool = "read"
+
 // rule is one parsed permission rule.
 type rule struct {
 	src  string
@@ -444,7 +453,7 @@ func (r rule) pathPred() func(string) bool {
 // call: read's, grep's, and any tool's that reads content.
 func contentRule(src string) func(string) bool {
 	r, err := parseRule(src)
-	if err != nil || r.class() || !matchName(r.tool, "read") {
+	if err != nil || r.class() || !matchName(r.tool, ContentRuleTool) {
 		return nil
 	}
 	return r.pathPred()
@@ -483,8 +492,9 @@ func (p PermissionPolicy) ContentHidden() func(string) bool {
 
 // Hidden returns what a call of tool name must not see when it searches a
 // directory (grep, glob, ls): a path is hidden when a deny or ask rule
-// scoped to paths (a path key such as `path:`, or a bare pattern) for that tool,
-// or, for grep, which shows file contents, for read, matches it exactly as
+// scoped to paths (a path key such as `path:`, or a bare pattern) for that
+// tool, or, when content is true (the tool shows what files hold:
+// ContentSearcher), for ContentRuleTool, matches it exactly as
 // Decide matches a path the call names. So a search shows what calls
 // naming each path could see, no more and no less: `read(*.env)` hides
 // config/prod.env from grep (a bare `*` crosses '/', as in Decide) but not
@@ -493,7 +503,7 @@ func (p PermissionPolicy) ContentHidden() func(string) bool {
 // is hidden (a rule ending in "/**" whose prefix matches it), so a search
 // need not descend into it. Both are nil when nothing is hidden. Class
 // rules (@mutating) do not hide: a search changes nothing.
-func (p PermissionPolicy) Hidden(name string) (path, tree func(string) bool) {
+func (p PermissionPolicy) Hidden(name string, content bool) (path, tree func(string) bool) {
 	if p.Disabled {
 		return nil, nil
 	}
@@ -506,7 +516,7 @@ func (p PermissionPolicy) Hidden(name string) (path, tree func(string) bool) {
 				continue
 			}
 			f := r.pathPred()
-			if f == nil || !matchName(r.tool, name) && !(name == "grep" && matchName(r.tool, "read")) {
+			if f == nil || !matchName(r.tool, name) && !(content && matchName(r.tool, ContentRuleTool)) {
 				continue
 			}
 			exact = append(exact, f)

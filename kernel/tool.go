@@ -119,6 +119,16 @@ type Toucher interface {
 	Touches(args json.RawMessage) Touched
 }
 
+// ContentSearcher is implemented by a tool whose directory search shows
+// what the files it finds hold (grep): the content rules (path-scoped deny
+// and ask rules for ContentRuleTool) hide files from its searches as they
+// hide them from a read.
+type ContentSearcher interface {
+	Tool
+	// SearchesContent marks the tool; it is never called.
+	SearchesContent()
+}
+
 // Orchestrator is implemented by a tool that makes nested calls through
 // Call.Invoker as its main work (batch, program). Such a tool may not be
 // called again while it is on the invocation stack: the kernel refuses
