@@ -126,11 +126,7 @@ const (
 type PermissionPolicy struct {
 	// Disabled turns the checker off: every call is allowed (upstream's
 	// enabled: false). The zero value is on.
-	Disabled bool `json:"-"`
-	// Enabled is ignored: the policy is on unless Disabled. It stays so
-	// existing callers compile; a caller mapping upstream's
-	// enabled: false must set Disabled.
-	Enabled         bool     `json:"enabled"`
+	Disabled        bool     `json:"-"`
 	Deny            []string `json:"deny,omitempty"`
 	Allow           []string `json:"allow,omitempty"`
 	Ask             []string `json:"ask,omitempty"`

@@ -154,7 +154,7 @@ type fixture struct {
 // agent calls: see newKernelExact and the zero-governance cases).
 func newKernel(t *testing.T, g kernel.Governance, tools []kernel.Tool, dynamic ...kernel.Tool) *fixture {
 	t.Helper()
-	if p := g.Permission; !p.Disabled && !p.Enabled && p.DefaultDecision == "" && len(p.Deny)+len(p.Allow)+len(p.Ask) == 0 {
+	if p := g.Permission; !p.Disabled && p.DefaultDecision == "" && len(p.Deny)+len(p.Allow)+len(p.Ask) == 0 {
 		g.Permission = allowAll
 	}
 	return newKernelExact(t, g, tools, dynamic...)
