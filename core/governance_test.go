@@ -60,7 +60,7 @@ func TestRejectedCallsChangeNothing(t *testing.T) {
 		}
 	}
 	s, err := core.New(core.Options{Workspace: ws, Governance: kernel.Governance{
-		Permission: kernel.PermissionPolicy{Enabled: true, Deny: []string{"write(path:secret/**)"}, Allow: []string{"*"}},
+		Permission: kernel.PermissionPolicy{Deny: []string{"write(path:secret/**)"}, Allow: []string{"*"}},
 		Hooks: []kernel.Hook{{ID: "lock", Event: kernel.HookPreToolUse, Matcher: kernel.HookMatcher{PathPattern: "locked/**"},
 			Handler: func(context.Context, kernel.HookRequest) (kernel.HookResponse, error) {
 				return kernel.HookResponse{Action: kernel.HookBlock, Reason: "locked"}, nil
@@ -173,7 +173,7 @@ func TestRejectedCallsChangeNothing(t *testing.T) {
 func TestSessionGovernance(t *testing.T) {
 	ctx := context.Background()
 	s, err := core.New(core.Options{Governance: kernel.Governance{
-		Permission:   kernel.PermissionPolicy{Enabled: true, Ask: []string{"write"}, DefaultDecision: kernel.DecisionAllow},
+		Permission:   kernel.PermissionPolicy{Ask: []string{"write"}, DefaultDecision: kernel.DecisionAllow},
 		Confirmation: kernel.ConfirmationPolicy{Enabled: true},
 	}})
 	if err != nil {

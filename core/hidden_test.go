@@ -50,31 +50,31 @@ func TestSearchesHonourPathRules(t *testing.T) {
 		hiddenText []string // must not appear
 		shown      []string // must appear
 	}{
-		{"read rule hides from grep", kernel.PermissionPolicy{Enabled: true, Deny: []string{"read(path:secrets/**)"}, Allow: []string{"*"}},
+		{"read rule hides from grep", kernel.PermissionPolicy{Deny: []string{"read(path:secrets/**)"}, Allow: []string{"*"}},
 			"grep", map[string]any{"pattern": "TOKEN", "output_mode": "content"}, []string{"hunter2", "TOKEN=old", "secrets/"}, []string{"notes/plan.txt", "private.env", "src/main.go"}},
-		{"grep rule, files_with_matches", kernel.PermissionPolicy{Enabled: true, Deny: []string{"grep(path:secrets/**)", "grep(*.env)"}, Allow: []string{"*"}},
+		{"grep rule, files_with_matches", kernel.PermissionPolicy{Deny: []string{"grep(path:secrets/**)", "grep(*.env)"}, Allow: []string{"*"}},
 			"grep", map[string]any{"pattern": "TOKEN", "output_mode": "files_with_matches"}, []string{"secrets/", "private.env"}, []string{"notes/plan.txt", "src/main.go"}},
-		{"ask rule hides too", kernel.PermissionPolicy{Enabled: true, Ask: []string{"*(path:secrets/**)"}, Allow: []string{"*"}},
+		{"ask rule hides too", kernel.PermissionPolicy{Ask: []string{"*(path:secrets/**)"}, Allow: []string{"*"}},
 			"grep", map[string]any{"pattern": "TOKEN", "output_mode": "count"}, []string{"secrets/"}, []string{"notes/plan.txt"}},
-		{"glob", kernel.PermissionPolicy{Enabled: true, Deny: []string{"glob(path:secrets/**)"}, Allow: []string{"*"}},
+		{"glob", kernel.PermissionPolicy{Deny: []string{"glob(path:secrets/**)"}, Allow: []string{"*"}},
 			"glob", map[string]any{"pattern": "**/*.txt"}, []string{"secrets/"}, []string{"notes/plan.txt"}},
-		{"ls of the root", kernel.PermissionPolicy{Enabled: true, Deny: []string{"ls(path:secrets/**)", "ls(path:private.env)"}, Allow: []string{"*"}},
+		{"ls of the root", kernel.PermissionPolicy{Deny: []string{"ls(path:secrets/**)", "ls(path:private.env)"}, Allow: []string{"*"}},
 			"ls", map[string]any{"path": "."}, []string{"secrets", "private.env"}, []string{"notes", "src"}},
-		{"nested in a batch", kernel.PermissionPolicy{Enabled: true, Deny: []string{"read(path:secrets/**)"}, Allow: []string{"*"}},
+		{"nested in a batch", kernel.PermissionPolicy{Deny: []string{"read(path:secrets/**)"}, Allow: []string{"*"}},
 			"batch", map[string]any{"invocations": []map[string]any{{"tool": "grep", "args": map[string]any{"pattern": "TOKEN", "output_mode": "content"}}}},
 			[]string{"hunter2", "TOKEN=old"}, []string{"notes/plan.txt"}},
-		{"grep of the hidden file itself", kernel.PermissionPolicy{Enabled: true, Deny: []string{"read(path:secrets/**)"}, Allow: []string{"*"}},
+		{"grep of the hidden file itself", kernel.PermissionPolicy{Deny: []string{"read(path:secrets/**)"}, Allow: []string{"*"}},
 			"grep", map[string]any{"pattern": "TOKEN", "path": "secrets/key.txt"}, []string{"hunter2"}, []string{"No matches"}},
 		// A search hides exactly what the rule would deny a call naming the
 		// path: a bare '*' crosses '/', as in Decide; a directory the rule
 		// names does not hide files the rule does not name.
-		{"bare pattern as Decide matches it", kernel.PermissionPolicy{Enabled: true, Deny: []string{"read(*.env)"}, Allow: []string{"*"}},
+		{"bare pattern as Decide matches it", kernel.PermissionPolicy{Deny: []string{"read(*.env)"}, Allow: []string{"*"}},
 			"grep", map[string]any{"pattern": "TOKEN", "output_mode": "files_with_matches"}, []string{"prod.env", "private.env"}, []string{"my.env/readme.txt", "notes/plan.txt"}},
-		{"one level only", kernel.PermissionPolicy{Enabled: true, Deny: []string{"read(path:secrets/*)"}, Allow: []string{"*"}},
+		{"one level only", kernel.PermissionPolicy{Deny: []string{"read(path:secrets/*)"}, Allow: []string{"*"}},
 			"grep", map[string]any{"pattern": "TOKEN", "output_mode": "files_with_matches"}, []string{"secrets/key.txt"}, []string{"secrets/deep/old.txt"}},
-		{"a rule naming a directory", kernel.PermissionPolicy{Enabled: true, Deny: []string{"glob(path:secrets)"}, Allow: []string{"*"}},
+		{"a rule naming a directory", kernel.PermissionPolicy{Deny: []string{"glob(path:secrets)"}, Allow: []string{"*"}},
 			"glob", map[string]any{"pattern": "secrets/*"}, nil, []string{"secrets/key.txt"}},
-		{"read rule does not hide names from glob", kernel.PermissionPolicy{Enabled: true, Deny: []string{"read(path:secrets/**)"}, Allow: []string{"*"}},
+		{"read rule does not hide names from glob", kernel.PermissionPolicy{Deny: []string{"read(path:secrets/**)"}, Allow: []string{"*"}},
 			"glob", map[string]any{"pattern": "**/*.txt"}, nil, []string{"secrets/key.txt", "notes/plan.txt"}},
 	}
 	for _, tc := range tests {
@@ -133,7 +133,7 @@ func TestSearchHidesWhatDecideDenies(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			policy := kernel.PermissionPolicy{Enabled: true, Deny: []string{rule}, Allow: []string{"*"}}
+			policy := kernel.PermissionPolicy{Deny: []string{rule}, Allow: []string{"*"}}
 			s, err := core.New(core.Options{Workspace: ws, Governance: kernel.Governance{Permission: policy}})
 			if err != nil {
 				t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 func BenchmarkInvoke(b *testing.B) {
 	args := json.RawMessage(`{"msg":"hello","file_path":"src/a.go"}`)
 	full := kernel.Governance{
-		Permission: kernel.PermissionPolicy{Enabled: true, Deny: []string{"fx(path:secret/**)"}, Allow: []string{"fx"}},
+		Permission: kernel.PermissionPolicy{Deny: []string{"fx(path:secret/**)"}, Allow: []string{"fx"}},
 		Hooks: []kernel.Hook{
 			{ID: "pre", Event: kernel.HookPreToolUse, Handler: func(context.Context, kernel.HookRequest) (kernel.HookResponse, error) {
 				return kernel.HookResponse{}, nil

@@ -61,7 +61,7 @@ func TestMutatingRuleClass(t *testing.T) {
 	if err := (kernel.PermissionPolicy{Deny: []string{"@writes"}}).Validate(); err == nil || !strings.Contains(err.Error(), `unknown rule class "@writes"`) {
 		t.Fatalf("Validate(@writes) = %v", err)
 	}
-	if h, _ := (kernel.PermissionPolicy{Deny: []string{"@mutating(path:secrets/**)"}}).Hidden("grep"); h != nil {
+	if h, _ := (kernel.PermissionPolicy{Deny: []string{"@mutating(path:secrets/**)"}}).Hidden("grep", true); h != nil {
 		t.Fatal("a class rule hid paths from a search")
 	}
 

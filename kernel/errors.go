@@ -7,24 +7,27 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/a3s-lab/code-wasm/workspace"
+	"github.com/a3s-lab/code-wasm/errkind"
 )
 
 // ErrorType is the `type` tag of a serialised ErrorKind (REFERENCE.md §3.6).
-type ErrorType string
+// The kinds live in the leaf package errkind, which the packages that make
+// errors import.
+type ErrorType = errkind.Kind
 
+// The error types, as errkind names them.
 const (
-	ErrVersionConflict   ErrorType = "version_conflict"
-	ErrRemoteGitConflict ErrorType = "remote_git_conflict"
-	ErrNotFound          ErrorType = "not_found"
-	ErrInvalidArgument   ErrorType = "invalid_argument"
-	ErrHookDenied        ErrorType = "hook_denied"
-	ErrUnsupported       ErrorType = "unsupported"
-	ErrTimeout           ErrorType = "timeout"
-	ErrTransport         ErrorType = "transport"
-	ErrCancelled         ErrorType = "cancelled"
-	ErrPartialFailure    ErrorType = "partial_failure"
-	ErrRateLimited       ErrorType = "rate_limited"
+	ErrVersionConflict   = errkind.VersionConflict
+	ErrRemoteGitConflict = errkind.RemoteGitConflict
+	ErrNotFound          = errkind.NotFound
+	ErrInvalidArgument   = errkind.InvalidArgument
+	ErrHookDenied        = errkind.HookDenied
+	ErrUnsupported       = errkind.Unsupported
+	ErrTimeout           = errkind.Timeout
+	ErrTransport         = errkind.Transport
+	ErrCancelled         = errkind.Cancelled
+	ErrPartialFailure    = errkind.PartialFailure
+	ErrRateLimited       = errkind.RateLimited
 )
 
 // ErrorKind is a structured failure reason. Only the fields of its Type are
@@ -148,8 +151,10 @@ func InvalidArgument(format string, args ...any) *Error {
 }
 
 // KindOf derives the structured kind of an error: an *Error's own kind;
-// workspace conflicts, missing paths, path violations and path-shape errors
-// (a directory where a file was wanted, or the reverse: invalid_argument);
+// the kind an error in its tree reports (errkind.Error: workspace
+// conflicts, path violations and path-shape errors, a directory where a
+// file was wanted or the reverse: invalid_argument), with the path an
+// errkind.Pathed error names; missing and existing paths (io/fs);
 // context cancellation and deadlines. It returns nil for an unclassified
 // error (the kernel then gives the failed result invalid_argument with the
 // tool's message).
@@ -162,33 +167,27 @@ func KindOf(err error) *ErrorKind {
 		k := ke.Kind
 		return &k
 	}
-	var ce *workspace.ConflictError
+	var ce errkind.Conflict
 	if errors.As(err, &ce) {
-		return &ErrorKind{Type: ErrVersionConflict, Path: ce.Path, Expected: string(ce.Expected), Actual: string(ce.Actual)}
+		path, expected, actual := ce.Conflict()
+		return &ErrorKind{Type: ErrVersionConflict, Path: path, Expected: expected, Actual: actual}
 	}
-	var pe *workspace.PathError
-	if errors.Is(err, workspace.ErrConflict) {
+	if errkind.Is(err, errkind.VersionConflict) {
 		k := &ErrorKind{Type: ErrVersionConflict}
-		if errors.As(err, &pe) {
-			k.Path = pe.Path
-		}
+		k.Path, _ = errkind.Path(err)
 		return k
 	}
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || errkind.Is(err, errkind.NotFound) {
 		k := &ErrorKind{Type: ErrNotFound}
-		if errors.As(err, &pe) {
-			k.Path = pe.Path
-		}
+		k.Path, _ = errkind.Path(err)
 		return k
 	}
-	if errors.Is(err, workspace.ErrPathEscape) || errors.Is(err, workspace.ErrInvalidPath) ||
-		errors.Is(err, workspace.ErrIsDir) || errors.Is(err, workspace.ErrNotDir) || errors.Is(err, fs.ErrExist) ||
-		errors.Is(err, fs.ErrInvalid) {
+	if errkind.Is(err, errkind.InvalidArgument) || errors.Is(err, fs.ErrExist) || errors.Is(err, fs.ErrInvalid) {
 		// Path-shape errors: the call named a directory where a file was
 		// wanted (or the reverse), or a path that already exists.
 		return &ErrorKind{Type: ErrInvalidArgument, Message: err.Error()}
 	}
-	if errors.Is(err, workspace.ErrUnsupported) {
+	if errkind.Is(err, errkind.Unsupported) {
 		return &ErrorKind{Type: ErrUnsupported, Message: err.Error()}
 	}
 	if errors.Is(err, context.Canceled) {

@@ -16,7 +16,7 @@ func FuzzPermission(f *testing.F) {
 	f.Add("*(", "x", `[]`)
 	f.Add("read(", "read", `{"file_path":1}`)
 	f.Fuzz(func(t *testing.T, rule, tool, args string) {
-		p := kernel.PermissionPolicy{Enabled: true, Allow: []string{rule}}
+		p := kernel.PermissionPolicy{Allow: []string{rule}}
 		d, _ := p.Decide(tool, json.RawMessage(args))
 		if d != kernel.DecisionAllow && d != kernel.DecisionAsk {
 			t.Fatalf("decision %q", d)
@@ -24,7 +24,7 @@ func FuzzPermission(f *testing.F) {
 		m := kernel.HookMatcher{Tool: rule, PathPattern: rule, CommandPattern: rule}
 		_ = m.Matches(tool, json.RawMessage(args))
 		if tool != "" && !containsMeta(tool) {
-			deny := kernel.PermissionPolicy{Enabled: true, Deny: []string{tool}, Allow: []string{"*"}}
+			deny := kernel.PermissionPolicy{Deny: []string{tool}, Allow: []string{"*"}}
 			if d, _ := deny.Decide(tool, json.RawMessage(args)); d != kernel.DecisionDeny {
 				t.Fatalf("deny %q did not deny %q: %s", tool, tool, d)
 			}

@@ -98,10 +98,14 @@ const (
 // A rule is `*`, a tool-name glob (`write`, `mcp__*`), or a tool-name glob
 // with an argument pattern in parentheses:
 //
-//	write(path:src/**)       the file_path/path argument matches src/**
+//	write(path:src/**)       a path the call touches matches src/**
 //	bash(command:git *)      the command argument matches git *
-//	read(src/**)             the tool's main argument (command, file_path,
-//	                         path, pattern, url, query) matches src/**
+//	read(src/**)             the call's touched paths, or else its command,
+//	                         pattern or URL, match src/**
+//
+// What a call touches is what its tool says (Toucher), or for a tool that
+// says nothing what the argument keys of package toolargs name; a rule's
+// path keys are toolargs.PathKeys.
 //
 // A rule may name a class of calls instead of a tool: @mutating is every
 // call that may change something (Effects.Mutates; a tool is taken to
@@ -115,18 +119,14 @@ const (
 //
 // Tool names compare case-insensitively; paths match with doublestar
 // globs, commands with `*` matching anything. Paths are every path the
-// call touches (file_path, path, files[].path), normalised by
-// workspace.Resolve; see Decide. Precedence: deny > allow > ask; a call no
+// call touches (Touched.Paths), normalised by
+// vpath.Resolve; see Decide. Precedence: deny > allow > ask; a call no
 // rule matches gets DefaultDecision ("" means ask). Invalid rules are
 // refused by Validate (kernel.New calls it).
 type PermissionPolicy struct {
 	// Disabled turns the checker off: every call is allowed (upstream's
 	// enabled: false). The zero value is on.
-	Disabled bool `json:"-"`
-	// Enabled is ignored: the policy is on unless Disabled. It stays so
-	// existing callers compile; a caller mapping upstream's
-	// enabled: false must set Disabled.
-	Enabled         bool     `json:"enabled"`
+	Disabled        bool     `json:"-"`
 	Deny            []string `json:"deny,omitempty"`
 	Allow           []string `json:"allow,omitempty"`
 	Ask             []string `json:"ask,omitempty"`
@@ -171,7 +171,7 @@ type Confirmer interface {
 	Confirm(ctx context.Context, req ConfirmRequest) (ConfirmDecision, error)
 }
 
-// PendingConfirmation is one entry of pendingConfirmations().
+// PendingConfirmation is one entry of PendingConfirmations.
 type PendingConfirmation struct {
 	ToolID      string          `json:"toolId"`
 	ToolName    string          `json:"toolName"`
@@ -189,8 +189,8 @@ const (
 
 // HookMatcher selects the calls a hook sees. Empty fields match
 // everything. Tool is a glob over tool names; PathPattern a doublestar
-// glob over the file_path/path argument; CommandPattern a `*` wildcard
-// over the command argument. A call without the argument a pattern names
+// glob over the paths the call touches; CommandPattern a `*` wildcard
+// over its command (Touched). A call without the argument a pattern names
 // does not match.
 type HookMatcher struct {
 	Tool           string `json:"tool,omitempty"`

@@ -31,7 +31,7 @@ func TestHammerClose(t *testing.T) {
 	k, err := kernel.New(kernel.Config{Registry: reg, OnEvent: rec.on, Governance: kernel.Governance{
 		ToolTimeout:  2 * time.Second,
 		Queue:        kernel.QueueConfig{MaxConcurrency: 8},
-		Permission:   kernel.PermissionPolicy{Enabled: true, Allow: []string{"fx", "program"}, Ask: []string{"guarded"}},
+		Permission:   kernel.PermissionPolicy{Allow: []string{"fx", "program"}, Ask: []string{"guarded"}},
 		Confirmation: kernel.ConfirmationPolicy{Enabled: true, DefaultTimeout: time.Minute},
 		Hooks: []kernel.Hook{{ID: "deny-x", Event: kernel.HookPreToolUse, Matcher: kernel.HookMatcher{PathPattern: "x/**"},
 			Handler: func(ctx context.Context, r kernel.HookRequest) (kernel.HookResponse, error) {

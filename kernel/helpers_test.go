@@ -67,6 +67,7 @@ type orchestrator struct{ name string }
 
 func (o orchestrator) Name() string        { return o.name }
 func (o orchestrator) Description() string { return "stand-in orchestrator" }
+func (o orchestrator) Orchestrates()       {}
 func (o orchestrator) Parameters() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{"tool":{"type":"string"},"args":{"type":"object"}},"required":["tool","args"]}`)
 }
@@ -153,7 +154,7 @@ type fixture struct {
 // agent calls: see newKernelExact and the zero-governance cases).
 func newKernel(t *testing.T, g kernel.Governance, tools []kernel.Tool, dynamic ...kernel.Tool) *fixture {
 	t.Helper()
-	if p := g.Permission; !p.Disabled && !p.Enabled && p.DefaultDecision == "" && len(p.Deny)+len(p.Allow)+len(p.Ask) == 0 {
+	if p := g.Permission; !p.Disabled && p.DefaultDecision == "" && len(p.Deny)+len(p.Allow)+len(p.Ask) == 0 {
 		g.Permission = allowAll
 	}
 	return newKernelExact(t, g, tools, dynamic...)

@@ -39,7 +39,7 @@ func (a approver) Confirm(ctx context.Context, _ kernel.ConfirmRequest) (kernel.
 	return kernel.ConfirmDecision{Approved: a.ok, Reason: "because"}, nil
 }
 
-var allowAll = kernel.PermissionPolicy{Enabled: true, Allow: []string{"*"}}
+var allowAll = kernel.PermissionPolicy{Allow: []string{"*"}}
 
 // TestStages checks each stage of the pipeline alone: what it rejects,
 // with which error kind, and that a rejection happens before the tool's
@@ -108,35 +108,35 @@ func TestStages(t *testing.T) {
 			g: kernel.Governance{SkillRestriction: kernel.SkillRestriction{Enabled: true, AllowedTools: []string{"other"}}}},
 		{name: "permission disabled allows", args: `{"msg":"x"}`, wantRuns: 1, g: kernel.Governance{Permission: kernel.PermissionPolicy{Disabled: true, Deny: []string{"*"}}}},
 		{name: "permission deny", args: `{"msg":"x"}`, wantKind: kernel.ErrHookDenied, wantOut: "permission rule",
-			g: kernel.Governance{Permission: kernel.PermissionPolicy{Enabled: true, Deny: []string{"fx"}, Allow: []string{"*"}}}, events: []string{kernel.EventPermissionDenied}},
+			g: kernel.Governance{Permission: kernel.PermissionPolicy{Deny: []string{"fx"}, Allow: []string{"*"}}}, events: []string{kernel.EventPermissionDenied}},
 		{name: "permission deny beats allow", args: `{"msg":"x","file_path":"src/a.go"}`, wantKind: kernel.ErrHookDenied,
-			g: kernel.Governance{Permission: kernel.PermissionPolicy{Enabled: true, Deny: []string{"fx(path:src/**)"}, Allow: []string{"fx"}}}},
+			g: kernel.Governance{Permission: kernel.PermissionPolicy{Deny: []string{"fx(path:src/**)"}, Allow: []string{"fx"}}}},
 		{name: "permission arg pattern misses", args: `{"msg":"x","file_path":"docs/a.md"}`, wantRuns: 1,
-			g: kernel.Governance{Permission: kernel.PermissionPolicy{Enabled: true, Deny: []string{"fx(path:src/**)"}, Allow: []string{"fx"}}}},
+			g: kernel.Governance{Permission: kernel.PermissionPolicy{Deny: []string{"fx(path:src/**)"}, Allow: []string{"fx"}}}},
 		{name: "permission default ask without manager denies", args: `{"msg":"x"}`, wantKind: kernel.ErrHookDenied, wantOut: "no confirmation manager",
-			g: kernel.Governance{Permission: kernel.PermissionPolicy{Enabled: true}}, noEvents: []string{kernel.EventConfirmationRequired}},
+			g: kernel.Governance{Permission: kernel.PermissionPolicy{DefaultDecision: kernel.DecisionAsk}}, noEvents: []string{kernel.EventConfirmationRequired}},
 		{name: "permission default decision allow", args: `{"msg":"x"}`, wantRuns: 1,
-			g: kernel.Governance{Permission: kernel.PermissionPolicy{Enabled: true, DefaultDecision: kernel.DecisionAllow}}},
+			g: kernel.Governance{Permission: kernel.PermissionPolicy{DefaultDecision: kernel.DecisionAllow}}},
 		{name: "confirmation approved", args: `{"msg":"x"}`, wantRuns: 1,
-			g:      kernel.Governance{Permission: kernel.PermissionPolicy{Enabled: true, Ask: []string{"fx"}}, Confirmer: approver{ok: true}},
+			g:      kernel.Governance{Permission: kernel.PermissionPolicy{Ask: []string{"fx"}}, Confirmer: approver{ok: true}},
 			events: []string{kernel.EventConfirmationRequired, kernel.EventConfirmationReceived}},
 		{name: "confirmation rejected", args: `{"msg":"x"}`, wantKind: kernel.ErrHookDenied, wantOut: "because",
-			g:      kernel.Governance{Permission: kernel.PermissionPolicy{Enabled: true}, Confirmer: approver{ok: false}},
+			g:      kernel.Governance{Permission: kernel.PermissionPolicy{DefaultDecision: kernel.DecisionAsk}, Confirmer: approver{ok: false}},
 			events: []string{kernel.EventConfirmationRequired, kernel.EventConfirmationReceived, kernel.EventPermissionDenied}},
 		{name: "confirmation timeout rejects", args: `{"msg":"x"}`, wantKind: kernel.ErrHookDenied, wantOut: "timed out",
-			g: kernel.Governance{Permission: kernel.PermissionPolicy{Enabled: true}, Confirmer: approver{stall: true},
+			g: kernel.Governance{Permission: kernel.PermissionPolicy{DefaultDecision: kernel.DecisionAsk}, Confirmer: approver{stall: true},
 				Confirmation: kernel.ConfirmationPolicy{DefaultTimeout: 30 * time.Millisecond}},
 			events: []string{kernel.EventConfirmationTimeout}},
 		{name: "confirmation timeout auto-approves", args: `{"msg":"x"}`, wantRuns: 1,
-			g: kernel.Governance{Permission: kernel.PermissionPolicy{Enabled: true}, Confirmer: approver{stall: true},
+			g: kernel.Governance{Permission: kernel.PermissionPolicy{DefaultDecision: kernel.DecisionAsk}, Confirmer: approver{stall: true},
 				Confirmation: kernel.ConfirmationPolicy{DefaultTimeout: 30 * time.Millisecond, TimeoutAction: kernel.TimeoutAutoApprove}},
 			events: []string{kernel.EventConfirmationTimeout}},
 		{name: "in-kernel manager timeout rejects", args: `{"msg":"x"}`, wantKind: kernel.ErrHookDenied, wantOut: "timed out after 30 ms",
-			g: kernel.Governance{Permission: kernel.PermissionPolicy{Enabled: true},
+			g: kernel.Governance{Permission: kernel.PermissionPolicy{DefaultDecision: kernel.DecisionAsk},
 				Confirmation: kernel.ConfirmationPolicy{Enabled: true, DefaultTimeout: 30 * time.Millisecond}},
 			events: []string{kernel.EventConfirmationRequired, kernel.EventConfirmationTimeout}},
 		{name: "in-kernel manager timeout auto-approves", args: `{"msg":"x"}`, wantRuns: 1,
-			g: kernel.Governance{Permission: kernel.PermissionPolicy{Enabled: true},
+			g: kernel.Governance{Permission: kernel.PermissionPolicy{DefaultDecision: kernel.DecisionAsk},
 				Confirmation: kernel.ConfirmationPolicy{Enabled: true, DefaultTimeout: 30 * time.Millisecond, TimeoutAction: kernel.TimeoutAutoApprove}},
 			events: []string{kernel.EventConfirmationTimeout}},
 		{name: "budget soft continues", args: `{"msg":"x"}`, wantRuns: 1,
@@ -234,7 +234,7 @@ func TestStageOrder(t *testing.T) {
 		return kernel.OK("done", nil), nil
 	}
 	g := kernel.Governance{
-		Permission: kernel.PermissionPolicy{Enabled: true, Ask: []string{"fx"}},
+		Permission: kernel.PermissionPolicy{Ask: []string{"fx"}},
 		Confirmer: confirmFunc(func(context.Context, kernel.ConfirmRequest) (kernel.ConfirmDecision, error) {
 			add("confirm")
 			return kernel.ConfirmDecision{Approved: true}, nil
@@ -283,7 +283,7 @@ func (f confirmFunc) Confirm(ctx context.Context, r kernel.ConfirmRequest) (kern
 // TestTrustedHostCall: a trusted host call skips a policy deny and
 // confirmation, but not a pre-hook block or the budget.
 func TestTrustedHostCall(t *testing.T) {
-	deny := kernel.PermissionPolicy{Enabled: true, Deny: []string{"*"}}
+	deny := kernel.PermissionPolicy{Deny: []string{"*"}}
 	t.Run("skips policy deny", func(t *testing.T) {
 		fx := newEffect("fx")
 		f := newKernel(t, kernel.Governance{Permission: deny}, []kernel.Tool{fx})
@@ -327,7 +327,7 @@ func TestConfirmationManager(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			fx := newEffect("fx")
 			f := newKernel(t, kernel.Governance{
-				Permission:   kernel.PermissionPolicy{Enabled: true, Ask: []string{"fx"}},
+				Permission:   kernel.PermissionPolicy{Ask: []string{"fx"}},
 				Confirmation: kernel.ConfirmationPolicy{Enabled: true},
 			}, []kernel.Tool{fx})
 			done := make(chan *kernel.Result, 1)
@@ -490,7 +490,7 @@ func TestRecursionGuard(t *testing.T) {
 		}
 		return r, nil
 	}
-	f2 := newKernel(t, kernel.Governance{Permission: kernel.PermissionPolicy{Enabled: true, Allow: []string{"escape", "program"}, Deny: []string{"fx"}}},
+	f2 := newKernel(t, kernel.Governance{Permission: kernel.PermissionPolicy{Allow: []string{"escape", "program"}, Deny: []string{"fx"}}},
 		[]kernel.Tool{newEffect("fx"), orchestrator{"program"}}, esc)
 	k = f2.k
 	res := f2.call(t, kernel.OriginHostTrusted, "escape", `{"msg":"x"}`)
@@ -503,7 +503,7 @@ func TestRecursionGuard(t *testing.T) {
 // host policy; under an agent call, and from extension tools, children are
 // plain nested calls governed by the policy.
 func TestNestedOrigins(t *testing.T) {
-	policy := kernel.Governance{Permission: kernel.PermissionPolicy{Enabled: true, Allow: []string{"program", "ext"}, Deny: []string{"fx"}}}
+	policy := kernel.Governance{Permission: kernel.PermissionPolicy{Allow: []string{"program", "ext"}, Deny: []string{"fx"}}}
 	ext := orchestrator{"ext"}
 	cases := []struct {
 		name      string
@@ -678,7 +678,7 @@ func TestSchemaLimits(t *testing.T) {
 
 // TestPermissionRules covers the rule grammar.
 func TestPermissionRules(t *testing.T) {
-	p := kernel.PermissionPolicy{Enabled: true,
+	p := kernel.PermissionPolicy{
 		Deny:  []string{"bash(command:rm *)", "write(path:secret/**)", "mcp__evil__*"},
 		Allow: []string{"read", "write(path:src/**)", "bash(git *)", "Grep"},
 		Ask:   []string{"write"},

@@ -4,27 +4,84 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/a3s-lab/code-wasm/workspace"
+	"github.com/a3s-lab/code-wasm/toolargs"
+	"github.com/a3s-lab/code-wasm/vpath"
 )
 
 // callArgs is what the permission rules and hook matchers see of a call:
-// its top-level string arguments and every workspace path it touches.
+// its top-level string arguments, every workspace path it touches, its
+// command and the argument a bare rule pattern matches.
 type callArgs struct {
 	str map[string]string
 	// paths are the touched paths as the workspace resolver normalises
-	// them: file_path, path, and files[].path.
+	// them.
 	paths []string
 	// unresolved counts touched paths the resolver refuses (escape,
 	// absolute, drive letter, control characters).
-	unresolved int
+	unresolved      int
+	cmd, main       string
+	hasCmd, hasMain bool
 }
 
-// parseArgs reads a call's arguments; malformed arguments give an empty
-// view (the call is rejected by validation anyway).
+// argsOf is what t says one call with args touches (Toucher), or, for a
+// tool that says nothing, what the argument keys of toolargs name.
+func argsOf(t Tool, args json.RawMessage) (a callArgs) {
+	tc, ok := t.(Toucher)
+	if !ok {
+		return parseArgs(args)
+	}
+	defer func() {
+		if recover() != nil { // a tool that panics is read by the keys
+			a = parseArgs(args)
+		}
+	}()
+	th := tc.Touches(args)
+	a.str = stringArgs(args)
+	for _, p := range th.Paths {
+		a.add(p)
+	}
+	a.cmd, a.hasCmd = th.Command, th.Command != ""
+	for _, m := range []string{th.Command, th.Pattern, th.URL} {
+		if m != "" {
+			a.main, a.hasMain = m, true
+			break
+		}
+	}
+	return a
+}
+
+// stringArgs is a call's top-level string arguments (nil if malformed).
+func stringArgs(args json.RawMessage) map[string]string {
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return nil
+	}
+	str := make(map[string]string, len(m))
+	for k, v := range m {
+		if s, ok := v.(string); ok {
+			str[k] = s
+		}
+	}
+	return str
+}
+
+// add resolves a touched path.
+func (a *callArgs) add(p string) {
+	if r, err := vpath.Resolve(p); err == nil {
+		a.paths = append(a.paths, r)
+	} else {
+		a.unresolved++
+	}
+}
+
+// parseArgs reads a call's arguments by the fallback keys of toolargs;
+// malformed arguments give an empty view (the call is rejected by
+// validation anyway).
 func parseArgs(args json.RawMessage) callArgs {
 	var m map[string]any
 	if json.Unmarshal(args, &m) != nil {
@@ -36,25 +93,25 @@ func parseArgs(args json.RawMessage) callArgs {
 			a.str[k] = s
 		}
 	}
-	add := func(p string) {
-		if r, err := workspace.Resolve(p); err == nil {
-			a.paths = append(a.paths, r)
-		} else {
-			a.unresolved++
-		}
-	}
-	for _, k := range []string{"file_path", "path"} {
+	for _, k := range toolargs.PathKeys {
 		if s, ok := a.str[k]; ok {
-			add(s)
+			a.add(s)
 		}
 	}
-	if fs, ok := m["files"].([]any); ok {
+	if fs, ok := m[toolargs.FilesKey].([]any); ok {
 		for _, f := range fs {
 			if fm, ok := f.(map[string]any); ok {
-				if s, ok := fm["path"].(string); ok {
-					add(s)
+				if s, ok := fm[toolargs.PathKey].(string); ok {
+					a.add(s)
 				}
 			}
+		}
+	}
+	a.cmd, a.hasCmd = a.str[toolargs.CommandKey]
+	for _, k := range toolargs.MainKeys {
+		if v, ok := a.str[k]; ok {
+			a.main, a.hasMain = v, true
+			break
 		}
 	}
 	return a
@@ -94,17 +151,6 @@ func (a callArgs) pathMatch(f func(string) bool, conservative bool) bool {
 	return true
 }
 
-// mainArg is the argument a bare rule pattern is matched against when the
-// call touches no path.
-func mainArg(a map[string]string) (string, bool) {
-	for _, k := range []string{"command", "pattern", "url", "query"} {
-		if v, ok := a[k]; ok {
-			return v, true
-		}
-	}
-	return "", false
-}
-
 // matchName matches a tool-name glob (`*`, `mcp__*`), case-insensitively.
 func matchName(pattern, name string) bool {
 	return wildcard(strings.ToLower(pattern), strings.ToLower(name))
@@ -140,7 +186,7 @@ func wildcard(p, s string) bool {
 // cleanPattern puts a path pattern in the resolver's grammar: "\" is left
 // alone (a glob escape), a leading "./" is dropped.
 func cleanPattern(p string) string {
-	p = workspace.NFC(p) // paths are NFC (workspace.Resolve); so are rules from Go
+	p = vpath.NFC(p) // paths are NFC (vpath.Resolve); so are rules from Go
 	for strings.HasPrefix(p, "./") {
 		p = p[2:]
 	}
@@ -160,11 +206,20 @@ func matchPath(pattern, p string) bool {
 // name does.
 const RuleMutating = "@mutating"
 
+// ContentRuleTool is rule vocabulary: the tool name whose path-scoped deny
+// and ask rules govern content, not only calls of that tool.
+// `read(path:secrets/**)` keeps what secrets/ holds from every governed
+// call (ContentHidden): from calls whose answer depends on it
+// (Effects.ReadsContent) and from searches that show it (ContentSearcher).
+// It is the one tool name the kernel knows, as a word of the rule
+// language.
+const ContentRuleTool = "read"
+
 // rule is one parsed permission rule.
 type rule struct {
 	src  string
 	tool string // a tool-name glob, or a class (RuleMutating)
-	key  string // "", "path", "file_path", "command" or an argument name
+	key  string // "", a path key (toolargs.PathKeys), "command" or an argument name
 	pat  string
 	args bool // the rule has a parenthesised argument pattern
 }
@@ -186,7 +241,7 @@ func (r rule) names(name string, mutates *bool, conservative bool) bool {
 }
 
 // isPathKey reports whether an argument pattern is over touched paths.
-func isPathKey(k string) bool { return k == "path" || k == "file_path" }
+func isPathKey(k string) bool { return slices.Contains(toolargs.PathKeys, k) }
 
 // parseRule parses one rule and reports what is wrong with it.
 func parseRule(s string) (rule, error) {
@@ -225,7 +280,7 @@ func parseRule(s string) (rule, error) {
 	// Path patterns must be valid doublestar globs; a bare pattern may be
 	// matched against a path too. Command patterns are `*` wildcards, where
 	// every string is valid.
-	if r.args && r.key != "command" {
+	if r.args && r.key != toolargs.CommandKey {
 		if !doublestar.ValidatePattern(cleanPattern(r.pat)) {
 			return rule{}, fmt.Errorf("rule %q: invalid glob pattern %q", s, r.pat)
 		}
@@ -256,24 +311,20 @@ func (r rule) match(name string, mutates *bool, a callArgs, conservative bool) b
 	case isPathKey(r.key):
 		return a.pathMatch(func(p string) bool { return matchPath(r.pat, p) }, conservative)
 	case r.key == "":
-		if c, ok := a.str["command"]; ok {
-			return wildcard(r.pat, c)
+		if a.hasCmd {
+			return wildcard(r.pat, a.cmd)
 		}
 		if a.touches() {
 			return a.pathMatch(func(p string) bool { return matchPath(r.pat, p) || wildcard(r.pat, p) }, conservative)
 		}
-		v, ok := mainArg(a.str)
-		return ok && (matchPath(r.pat, v) || wildcard(r.pat, v))
+		return a.hasMain && (matchPath(r.pat, a.main) || wildcard(r.pat, a.main))
 	default:
 		v, ok := a.str[r.key]
 		if !ok {
 			// `bash(git:*)`-style prefixes: the key is not an argument.
-			if v, ok := mainArg(a.str); ok {
-				return wildcard(r.key+":"+r.pat, v) || wildcard(r.key+r.pat, v)
-			}
-			return false
+			return a.hasMain && (wildcard(r.key+":"+r.pat, a.main) || wildcard(r.key+r.pat, a.main))
 		}
-		if r.key == "command" {
+		if r.key == toolargs.CommandKey {
 			return wildcard(r.pat, v)
 		}
 		return matchPath(r.pat, v) || wildcard(r.pat, v)
@@ -305,14 +356,14 @@ func (p PermissionPolicy) Validate() error {
 // class rule (@mutating) matches it for deny and ask and never for allow.
 // See DecideCall.
 func (p PermissionPolicy) Decide(name string, args json.RawMessage) (Decision, string) {
-	d, rule, _ := p.decide(name, args, nil)
+	d, rule, _ := p.decide(name, parseArgs(args), nil)
 	return d, rule
 }
 
 // DecideCall applies the policy to one call: deny > allow > ask, then the
 // default decision ("" means ask). A disabled policy allows everything.
-// Path patterns see every path the call touches (file_path, path,
-// files[].path) as the workspace resolver normalises it: a deny or ask
+// Path patterns see every path the call touches (its tool's Touched.Paths,
+// or the toolargs keys) as the workspace resolver normalises it: a deny or ask
 // rule matches if any touched path matches (or cannot be resolved), an
 // allow rule only if all of them match. A rule that does not parse
 // (Validate refuses it) is treated as matching for deny and ask and never
@@ -321,17 +372,16 @@ func (p PermissionPolicy) Decide(name string, args json.RawMessage) (Decision, s
 // honours) apply to the touched paths too, and the stricter answer wins:
 // such a rule denies the call, or makes an allowed call ask.
 func (p PermissionPolicy) DecideCall(name string, args json.RawMessage, fx Effects) (Decision, string) {
-	d, rule, _ := p.decide(name, args, &fx)
+	d, rule, _ := p.decide(name, parseArgs(args), &fx)
 	return d, rule
 }
 
 // decide is DecideCall; fx nil means unknown effects. content reports that
 // the answer came from a read rule over the content the call reads.
-func (p PermissionPolicy) decide(name string, args json.RawMessage, fx *Effects) (d Decision, rule string, content bool) {
+func (p PermissionPolicy) decide(name string, a callArgs, fx *Effects) (d Decision, rule string, content bool) {
 	if p.Disabled {
 		return DecisionAllow, "", false
 	}
-	a := parseArgs(args)
 	d, rule = p.byRules(name, fx, a)
 	if fx != nil && fx.ReadsContent && d != DecisionDeny {
 		for _, set := range []struct {
@@ -384,7 +434,7 @@ func (p PermissionPolicy) byRules(name string, fx *Effects, a callArgs) (Decisio
 }
 
 // pathPred is the rule's pattern over a touched path when the rule is
-// scoped to paths (`path:`, `file_path:` or a bare pattern, which matches
+// scoped to paths (a path key such as `path:`, or a bare pattern, which matches
 // a path as Decide matches it), and nil otherwise.
 func (r rule) pathPred() func(string) bool {
 	if !r.args || !(isPathKey(r.key) || r.key == "") {
@@ -403,7 +453,7 @@ func (r rule) pathPred() func(string) bool {
 // call: read's, grep's, and any tool's that reads content.
 func contentRule(src string) func(string) bool {
 	r, err := parseRule(src)
-	if err != nil || r.class() || !matchName(r.tool, "read") {
+	if err != nil || r.class() || !matchName(r.tool, ContentRuleTool) {
 		return nil
 	}
 	return r.pathPred()
@@ -442,8 +492,9 @@ func (p PermissionPolicy) ContentHidden() func(string) bool {
 
 // Hidden returns what a call of tool name must not see when it searches a
 // directory (grep, glob, ls): a path is hidden when a deny or ask rule
-// scoped to paths (`path:`, `file_path:` or a bare pattern) for that tool,
-// or, for grep, which shows file contents, for read, matches it exactly as
+// scoped to paths (a path key such as `path:`, or a bare pattern) for that
+// tool, or, when content is true (the tool shows what files hold:
+// ContentSearcher), for ContentRuleTool, matches it exactly as
 // Decide matches a path the call names. So a search shows what calls
 // naming each path could see, no more and no less: `read(*.env)` hides
 // config/prod.env from grep (a bare `*` crosses '/', as in Decide) but not
@@ -452,7 +503,7 @@ func (p PermissionPolicy) ContentHidden() func(string) bool {
 // is hidden (a rule ending in "/**" whose prefix matches it), so a search
 // need not descend into it. Both are nil when nothing is hidden. Class
 // rules (@mutating) do not hide: a search changes nothing.
-func (p PermissionPolicy) Hidden(name string) (path, tree func(string) bool) {
+func (p PermissionPolicy) Hidden(name string, content bool) (path, tree func(string) bool) {
 	if p.Disabled {
 		return nil, nil
 	}
@@ -465,7 +516,7 @@ func (p PermissionPolicy) Hidden(name string) (path, tree func(string) bool) {
 				continue
 			}
 			f := r.pathPred()
-			if f == nil || !matchName(r.tool, name) && !(name == "grep" && matchName(r.tool, "read")) {
+			if f == nil || !matchName(r.tool, name) && !(content && matchName(r.tool, ContentRuleTool)) {
 				continue
 			}
 			exact = append(exact, f)
@@ -514,19 +565,25 @@ func (m HookMatcher) Validate() error {
 // normalisation; a path the resolver refuses matches too (a guarding hook
 // must see the odd spellings).
 func (m HookMatcher) Matches(name string, args json.RawMessage) bool {
-	if m.Tool != "" && !matchName(m.Tool, name) {
+	if !m.selects(name) {
 		return false
 	}
-	if m.PathPattern == "" && m.CommandPattern == "" {
-		return true
-	}
-	a := parseArgs(args)
+	return !m.needsArgs() || m.matches(parseArgs(args))
+}
+
+// selects reports whether the matcher's tool glob selects name.
+func (m HookMatcher) selects(name string) bool { return m.Tool == "" || matchName(m.Tool, name) }
+
+// needsArgs reports whether the matcher looks at the call's arguments.
+func (m HookMatcher) needsArgs() bool { return m.PathPattern != "" || m.CommandPattern != "" }
+
+// matches applies the matcher's path and command patterns.
+func (m HookMatcher) matches(a callArgs) bool {
 	if m.PathPattern != "" && !a.pathMatch(func(p string) bool { return matchPath(m.PathPattern, p) }, true) {
 		return false
 	}
 	if m.CommandPattern != "" {
-		c, ok := a.str["command"]
-		if !ok || !wildcard(m.CommandPattern, c) {
+		if !a.hasCmd || !wildcard(m.CommandPattern, a.cmd) {
 			return false
 		}
 	}

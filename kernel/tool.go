@@ -77,7 +77,7 @@ type Effects struct {
 	Mutates bool
 	// ReadsContent: what the call returns (output, metadata, errors, or
 	// only whether it succeeds) depends on the content of the files it
-	// names (file_path, path, files[].path). Path-scoped read rules then
+	// names (Touched.Paths). Path-scoped read rules then
 	// govern the call as they govern a read of those files.
 	ReadsContent bool
 }
@@ -90,6 +90,53 @@ type Effects struct {
 // Effects{}.
 type EffectDeclarer interface {
 	Effects(args json.RawMessage) Effects
+}
+
+// Touched is what one call touches, as its tool says (Toucher).
+type Touched struct {
+	// Paths are the workspace paths the call names, as written; the
+	// kernel resolves them. Permission rules and hook matchers with a path
+	// pattern judge them, and path-scoped read rules govern them when the
+	// call reads content (Effects.ReadsContent).
+	Paths []string
+	// Command is the command line the call runs ("" for none); hook
+	// CommandPatterns and bare rule patterns match it.
+	Command string
+	// URL is the URL the call fetches ("" for none).
+	URL string
+	// Pattern is the search pattern or query of a call (grep's, glob's):
+	// a bare rule pattern matches it when the call names no path or
+	// command.
+	Pattern string
+}
+
+// Toucher is implemented by a tool that says what one call touches. A
+// tool that does not is read by the argument keys of package toolargs
+// (paths, files[].path, command, pattern, url, query): the
+// fallback for tools from outside, such as MCP and host tools. Arguments
+// may be invalid; Touches must not fail.
+type Toucher interface {
+	Touches(args json.RawMessage) Touched
+}
+
+// ContentSearcher is implemented by a tool whose directory search shows
+// what the files it finds hold (grep): the content rules (path-scoped deny
+// and ask rules for ContentRuleTool) hide files from its searches as they
+// hide them from a read.
+type ContentSearcher interface {
+	Tool
+	// SearchesContent marks the tool; it is never called.
+	SearchesContent()
+}
+
+// Orchestrator is implemented by a tool that makes nested calls through
+// Call.Invoker as its main work (batch, program). Such a tool may not be
+// called again while it is on the invocation stack: the kernel refuses
+// the recursive call.
+type Orchestrator interface {
+	Tool
+	// Orchestrates marks the tool; it is never called.
+	Orchestrates()
 }
 
 // SchemaValidator may be implemented by a tool whose validation schema is

@@ -52,6 +52,10 @@ func New(cfg Config) *Tool { return &Tool{cfg: cfg} }
 
 func (*Tool) Name() string { return "program" }
 
+// Orchestrates marks program as an orchestrator: a program may not call
+// program, directly or through another orchestrator.
+func (*Tool) Orchestrates() {}
+
 func (*Tool) Description() string {
 	return "Run a bounded JavaScript program that calls tools, to replace many grep/read turns with one call. " +
 		"Shape: `async function run(ctx, inputs) { ... return value }` (plain or `export default`); inputs is the `inputs` argument. " +
@@ -93,6 +97,19 @@ func (*Tool) Effects(args json.RawMessage) kernel.Effects {
 	}
 	_ = json.Unmarshal(args, &a)
 	return kernel.Effects{ReadsContent: a.Path != ""}
+}
+
+// Touches: the script file a `path` call runs (its content is the
+// program, so path-scoped read rules govern it).
+func (*Tool) Touches(args json.RawMessage) kernel.Touched {
+	var a struct {
+		Path *string `json:"path"`
+	}
+	_ = json.Unmarshal(args, &a)
+	if a.Path == nil {
+		return kernel.Touched{}
+	}
+	return kernel.Touched{Paths: []string{*a.Path}}
 }
 
 // Args is the program tool's argument object.

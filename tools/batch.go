@@ -57,6 +57,10 @@ func (*Batch) Capabilities(json.RawMessage) kernel.Capabilities { return kernel.
 // permission rules (and any restriction the batch is under) on its own.
 func (*Batch) Effects(json.RawMessage) kernel.Effects { return kernel.Effects{} }
 
+// Orchestrates marks batch as an orchestrator: a batch may not contain
+// itself, directly or through another orchestrator.
+func (*Batch) Orchestrates() {}
+
 type batchItem struct {
 	ID   *string         `json:"id"`
 	Tool string          `json:"tool"`

@@ -277,7 +277,7 @@ func TestBatchFailures(t *testing.T) {
 // full kernel: policy applies to them, and their events name the batch as
 // parent.
 func TestBatchChildrenGoverned(t *testing.T) {
-	f := newBatchKernel(t, kernel.Governance{Permission: kernel.PermissionPolicy{Enabled: true, Allow: []string{"batch", "ro"}, Deny: []string{"wr"}}})
+	f := newBatchKernel(t, kernel.Governance{Permission: kernel.PermissionPolicy{Allow: []string{"batch", "ro"}, Deny: []string{"wr"}}})
 	res := f.batch(t, context.Background(), `{"invocations":[{"tool":"ro","args":{}},{"tool":"wr","args":{}}]}`)
 	if res.Metadata["status"] != "partial_failure" || f.wr.runs.Load() != 0 || f.ro.runs.Load() != 1 {
 		t.Fatalf("got %s (wr runs %d)", res.Output, f.wr.runs.Load())

@@ -58,6 +58,10 @@ func (*Grep) Parameters() json.RawMessage {
 		`"examples":[{"pattern":"func main","glob":"*.go"},{"pattern":"TODO|FIXME","output_mode":"count","-i":true},{"pattern":"import","path":"src","glob":"*.{ts,tsx}","output_mode":"files_with_matches"}]}`)
 }
 
+// SearchesContent marks grep as a kernel.ContentSearcher: it shows what
+// the files it finds hold, so read's path-scoped rules hide files from it.
+func (*Grep) SearchesContent() {}
+
 func (*Grep) Capabilities(args json.RawMessage) kernel.Capabilities {
 	var a struct {
 		OutputMode string `json:"output_mode"`

@@ -4,10 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io/fs"
 	"time"
+
+	"github.com/a3s-lab/code-wasm/errkind"
 )
 
 // Capabilities is what a driver can serve. The tool surface is assembled
@@ -57,10 +58,10 @@ func VersionOf(data []byte) Version {
 var (
 	ErrNotExist    = fs.ErrNotExist
 	ErrExist       = fs.ErrExist
-	ErrIsDir       = errors.New("is a directory")
-	ErrNotDir      = errors.New("not a directory")
-	ErrConflict    = errors.New("version conflict")
-	ErrUnsupported = errors.New("not supported by this workspace")
+	ErrIsDir       = errkind.New(errkind.InvalidArgument, "is a directory")
+	ErrNotDir      = errkind.New(errkind.InvalidArgument, "not a directory")
+	ErrConflict    = errkind.New(errkind.VersionConflict, "version conflict")
+	ErrUnsupported = errkind.New(errkind.Unsupported, "not supported by this workspace")
 )
 
 // ConflictError reports a stale compare-and-swap. errors.Is(err, ErrConflict).
@@ -76,6 +77,14 @@ func (e *ConflictError) Error() string {
 
 func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
 
+// Kind reports errkind.VersionConflict.
+func (e *ConflictError) Kind() errkind.Kind { return errkind.VersionConflict }
+
+// Conflict reports the path and both versions.
+func (e *ConflictError) Conflict() (path, expected, actual string) {
+	return e.Path, string(e.Expected), string(e.Actual)
+}
+
 // PathError records the operation and path that failed, as *fs.PathError does.
 // The workspace wraps driver errors in it exactly once.
 type PathError struct {
@@ -89,6 +98,9 @@ func (e *PathError) Error() string {
 }
 
 func (e *PathError) Unwrap() error { return e.Err }
+
+// ErrorPath is the path the operation failed on (errkind.Pathed).
+func (e *PathError) ErrorPath() string { return e.Path }
 
 // Driver is the storage behind a Workspace. Paths given to a driver are
 // already resolved: clean, slash-separated, relative, "." for the root.
