@@ -221,7 +221,7 @@ test('engine: calls past maxToolCalls are refused inside QuickJS: a million cost
   assert.deepEqual(r.done, { ok: true, value: '"PTC script exceeded maxToolCalls=20"' });
   assert.equal(r.calls, 20, 'only maxToolCalls calls crossed');
   assert.equal(r.violation, 'PTC script exceeded maxToolCalls=20');
-  assert.ok(lag.max / 1e6 < 1000, `the host event loop stalled ${lag.max / 1e6} ms`);
+  assert.ok(lag.max / 1e6 < 3000, `the host event loop stalled ${lag.max / 1e6} ms`);
   assert.ok(took < 30000, `took ${took} ms`);
 });
 
@@ -337,7 +337,7 @@ test('a million refused ctx calls and a 20 MB result do not stall the host', asy
     const big = await s.program({ source: "async function run() { return 'x'.repeat(20 * 1000 * 1000) }", limits: { timeoutMs: 60000 } });
     assert.equal(big.output, 'program script error: the program result is 20000002 bytes of JSON; the limit is 1048576');
     lag.disable();
-    assert.ok(lag.max / 1e6 < 1000, `the host event loop stalled ${lag.max / 1e6} ms`);
+    assert.ok(lag.max / 1e6 < 3000, `the host event loop stalled ${lag.max / 1e6} ms`);
     const next = await s.program({ source: "async function run(ctx) { return (await ctx.readFile('a.txt')).trim() }" });
     assert.equal(JSON.parse(next.metadataJson).script_result, 'alpha');
   } finally {

@@ -198,7 +198,7 @@ export async function runPtcSuite(createSession, pack, engine, { runtime, kinds 
       if (!(flood.exitCode === 0 || flood.output === 'PTC script exceeded maxToolCalls=20')) return flood.output;
       if (meta(flood).program.tool_calls.length > 20) return 'refused calls crossed';
       if (big.output !== 'program script error: the program result is 20000002 bytes of JSON; the limit is 1048576') return big.output;
-      return stall < 1000 || `the page stalled ${stall} ms`;
+      return stall < 3000 || `the page stalled ${stall} ms`;
     });
     if (kinds) {
       await check('engine_in_flight_bounded_1000_complete', async () => {
