@@ -117,10 +117,10 @@ func (c *anthropic) body(r *Request) map[string]any {
 // anthropicDecoder reads the named events of a Messages stream. Blocks are
 // keyed by their index; tool calls are numbered in the order they start.
 type anthropicDecoder struct {
-	blocks  map[int]anOpen
-	calls   int
-	stop    string
-	usage   anUsage
+	blocks map[int]anOpen
+	calls  int
+	stop   string
+	usage  anUsage
 }
 
 type anOpen struct {
