@@ -5,5 +5,5 @@
 //	llmtestserver                 prints the URL on stdout, serves until killed
 //	llmtestserver -- cmd args...  runs cmd with LLMTEST_URL set, exits with its status
 //
-// It is not a test: the tests live beside llmtest and its users.
+// It builds natively only (it listens). It is not a test: the tests live beside llmtest and its users.
 package main
