@@ -134,7 +134,7 @@ func cmpInt(a, b int) int {
 // openAIDecoder reads chat.completion.chunk events. Tool calls are keyed by
 // the wire's index (not id); a call is announced once its name is known.
 type openAIDecoder struct {
-	text   string      // the content so far, to undo servers that resend it whole
+	text   []byte      // the content so far, to undo servers that resend it whole
 	calls  []*oaCall   // by first appearance
 	byWire map[int]int // wire index → calls index
 	finish string      // finish_reason, once sent
@@ -208,11 +208,11 @@ func (d *openAIDecoder) event(_ string, data []byte, out *[]Chunk) (bool, error)
 		}
 		if dl.Content != nil && *dl.Content != "" {
 			t := *dl.Content
-			if d.text != "" && strings.HasPrefix(t, d.text) {
+			if len(d.text) > 0 && len(t) >= len(d.text) && t[:len(d.text)] == string(d.text) {
 				t = t[len(d.text):]
 			}
 			if t != "" {
-				d.text += t
+				d.text = append(d.text, t...)
 				*out = append(*out, Chunk{Type: TextDelta, Text: t})
 			}
 		}
