@@ -360,6 +360,14 @@ var cases = []suiteCase{
 		eq(t, "text", turn.Message.Text, "third")
 		eq(t, "requests", len(lg.Requests), 3)
 	}},
+	{"EmptyBodyRetried", func(t *testing.T, h *harness) {
+		turn, err, lg := h.turn(t, hello(), nil, Reply{End: "truncate"}, Reply{Events: []Event{Text("second"), Done(llm.Stop, 1, 1)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		eq(t, "text", turn.Message.Text, "second")
+		eq(t, "requests (a 200 that ends before its first byte consumed nothing)", len(lg.Requests), 2)
+	}},
 	{"TimeoutBeforeHeaders", func(t *testing.T, h *harness) {
 		zero := 0
 		start := time.Now()
