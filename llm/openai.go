@@ -67,7 +67,7 @@ func (c *openAI) body(r *Request) map[string]any {
 	if r.System != "" {
 		msgs = append(msgs, oaMessage{Role: "system", Content: &r.System})
 	}
-	for _, m := range r.Messages {
+	for _, m := range r.merged() {
 		for _, res := range m.ToolResults {
 			msgs = append(msgs, oaMessage{Role: "tool", Content: &res.Content, ToolCallID: res.CallID})
 		}
@@ -93,7 +93,13 @@ func (c *openAI) body(r *Request) map[string]any {
 		"stream_options": map[string]bool{"include_usage": true},
 	}
 	if n := cmpInt(r.MaxTokens, c.t.cfg.MaxTokens); n > 0 {
-		b["max_tokens"] = n
+		// OpenAI's newer models refuse max_tokens; compatible servers
+		// mostly know only max_tokens.
+		if strings.HasPrefix(c.t.cfg.BaseURL, "https://api.openai.com/") {
+			b["max_completion_tokens"] = n
+		} else {
+			b["max_tokens"] = n
+		}
 	}
 	if r.Temperature != nil {
 		b["temperature"] = *r.Temperature

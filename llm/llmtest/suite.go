@@ -277,6 +277,24 @@ var cases = []suiteCase{
 			eq(t, "tool_choice", body.ToolChoice, map[string]any{"type": "tool", "name": "read"})
 		}
 	}},
+	{"ConsecutiveMessages", func(t *testing.T, h *harness) {
+		req := hello()
+		req.MaxTokens = 64
+		req.Messages = append(req.Messages,
+			llm.Message{Role: llm.Assistant, Text: "Reading."},
+			llm.Message{Role: llm.Assistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "read", Arguments: `not json`}}},
+			llm.Message{Role: llm.User, Text: "Also, hurry."},
+			llm.Message{Role: llm.User, ToolResults: []llm.ToolResult{{CallID: "call_1", Content: "bad arguments", IsError: true}}})
+		_, err, lg := h.turn(t, req, nil, Reply{Events: []Event{Text("ok"), Done(llm.Stop, 1, 1)}})
+		if err != nil {
+			t.Fatalf("%v (rejected: %q)", err, lg.Rejected)
+		}
+		var body map[string]any
+		json.Unmarshal(lg.Requests[0].Body, &body)
+		eq(t, "max_tokens", body["max_tokens"], 64.0)
+		want := map[string]int{"openai": 5, "anthropic": 3}[h.provider] // system, user, assistant, tool, user
+		eq(t, "messages (merged by role)", len(body["messages"].([]any)), want)
+	}},
 	{"Headers", func(t *testing.T, h *harness) {
 		_, err, lg := h.turn(t, hello(), func(c *llm.Config) { c.Headers = map[string]string{"X-Extra": "yes"} }, Reply{Events: []Event{Text("a"), Done(llm.Stop, 1, 1)}})
 		if err != nil {
