@@ -428,6 +428,19 @@ var cases = []suiteCase{
 		eq(t, "chunks (text, then the error)", n, 2)
 		eq(t, "disconnects", h.log(t, l, 1).Disconnects, 1)
 	}},
+	{"CancelDuringRetryWait", func(t *testing.T, h *harness) {
+		c, l := h.load(t, nil, Reply{Status: 429, Header: map[string]string{"retry-after": "5"}})
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		time.AfterFunc(300*time.Millisecond, cancel)
+		start := time.Now()
+		_, err := llm.Collect(c.Stream(ctx, hello()))
+		wantKind(t, err, errkind.Cancelled)
+		if d := time.Since(start); d > 3*time.Second {
+			t.Fatalf("settled %v after the start, want about 300ms (the retry wait is 5 s)", d)
+		}
+		eq(t, "requests", len(h.log(t, l, 0).Requests), 1)
+	}},
 	{"BreakClosesTheStream", func(t *testing.T, h *harness) {
 		c, l := h.load(t, nil, Reply{End: "stall", Events: []Event{Text("one"), Text("two")}})
 		for range c.Stream(context.Background(), hello()) {
