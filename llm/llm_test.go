@@ -197,3 +197,19 @@ func TestOpenAIToolCallOrder(t *testing.T) {
 		t.Fatalf("usage %+v", tr.Usage)
 	}
 }
+
+func TestOpenAIReasoningFields(t *testing.T) {
+	d := &openAIDecoder{}
+	var out []Chunk
+	for _, ev := range []string{
+		`{"choices":[{"index":0,"delta":{"reasoning_content":"a","reasoning":"a"}}]}`,
+		`{"choices":[{"index":0,"delta":{"reasoning":"b"}}]}`,
+	} {
+		if _, err := d.event("", []byte(ev), &out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(out) != 2 || out[0].Text != "a" || out[1].Text != "b" {
+		t.Fatalf("reasoning chunks %+v, want a then b", out)
+	}
+}

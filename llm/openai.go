@@ -207,10 +207,14 @@ func (d *openAIDecoder) event(_ string, data []byte, out *[]Chunk) (bool, error)
 			continue
 		}
 		dl := &choice.Delta
-		for _, r := range []*string{dl.ReasoningContent, dl.Reasoning} {
-			if r != nil && *r != "" {
-				*out = append(*out, Chunk{Type: ReasoningDelta, Text: *r})
-			}
+		// DeepSeek-style servers send reasoning_content, OpenRouter-style
+		// ones reasoning; some send both with the same text.
+		r := dl.ReasoningContent
+		if r == nil || *r == "" {
+			r = dl.Reasoning
+		}
+		if r != nil && *r != "" {
+			*out = append(*out, Chunk{Type: ReasoningDelta, Text: *r})
 		}
 		if dl.Content != nil && *dl.Content != "" {
 			t := *dl.Content
