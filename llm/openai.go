@@ -252,7 +252,9 @@ func (d *openAIDecoder) toolCall(wire *int, id, name, args string, out *[]Chunk)
 	switch {
 	case wire != nil:
 		j, ok := d.byWire[*wire]
-		if !ok {
+		// A new id at a known index is a new call: servers that number
+		// every call 0 send each whole, with its own id.
+		if !ok || (id != "" && d.calls[j].id != "" && id != d.calls[j].id) {
 			j = len(d.calls)
 			d.byWire[*wire] = j
 			d.calls = append(d.calls, &oaCall{})
