@@ -396,7 +396,9 @@ var cases = []suiteCase{
 		}
 	}},
 	{"StallMidStream", func(t *testing.T, h *harness) {
-		_, err, lg := h.turn(t, hello(), func(c *llm.Config) { c.TimeoutMs = 300 }, Reply{End: "stall", Events: []Event{Text("then silence")}})
+		// 1.5 s: room for the head to come first on a busy machine (a page
+		// pays a CORS preflight), so the silence is the stream's.
+		_, err, lg := h.turn(t, hello(), func(c *llm.Config) { c.TimeoutMs = 1500 }, Reply{End: "stall", Events: []Event{Text("then silence")}})
 		wantKind(t, err, errkind.Timeout)
 		eq(t, "requests (no retry after stream bytes)", len(lg.Requests), 1)
 	}},
@@ -432,12 +434,25 @@ var cases = []suiteCase{
 		c, l := h.load(t, nil, Reply{Status: 429, Header: map[string]string{"retry-after": "5"}})
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		time.AfterFunc(300*time.Millisecond, cancel)
-		start := time.Now()
+		var cancelled time.Time
+		go func() {
+			// Cancel once the server answered the first request (a page
+			// pays a CORS preflight first), while the client waits 5 s.
+			for {
+				lg, err := h.remote.Log(ctx, l.ID, 0, 0)
+				if err != nil || len(lg.Requests) > 0 {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			time.Sleep(100 * time.Millisecond)
+			cancelled = time.Now()
+			cancel()
+		}()
 		_, err := llm.Collect(c.Stream(ctx, hello()))
 		wantKind(t, err, errkind.Cancelled)
-		if d := time.Since(start); d > 3*time.Second {
-			t.Fatalf("settled %v after the start, want about 300ms (the retry wait is 5 s)", d)
+		if d := time.Since(cancelled); d > time.Second {
+			t.Fatalf("settled %v after the cancel, want at once (the retry wait is 5 s)", d)
 		}
 		eq(t, "requests", len(h.log(t, l, 0).Requests), 1)
 	}},
