@@ -18,5 +18,7 @@
 // written in WebAssembly?".
 //
 // It is not a general bytes or strings package: it has only what grep,
-// glob and jsoncheck need, and IndexFold folds ASCII letters only.
+// glob, jsoncheck and the llm SSE reader need, and IndexFold folds ASCII
+// letters only.
+
 package scan
