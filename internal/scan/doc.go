@@ -20,5 +20,4 @@
 // It is not a general bytes or strings package: it has only what grep,
 // glob, jsoncheck and the llm SSE reader need, and IndexFold folds ASCII
 // letters only.
-
 package scan
