@@ -4,9 +4,10 @@ import (
 	"slices"
 
 	"fmt"
-	"github.com/bmatcuk/doublestar/v4"
 	"strings"
 	"testing"
+
+	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/a3s-lab/code-wasm/kernel"
 )
@@ -161,32 +162,6 @@ func TestGrepContentBounded(t *testing.T) {
 	}
 	if s := res.Metadata["search"].(map[string]any); s["matching_lines"] != 10000 || s["matching_files"] != 50 {
 		t.Fatalf("totals %v", s)
-	}
-}
-
-// TestLineMatcherAgreesWithPerLine: the literal prefilter and the case
-// folding search find exactly the lines a per-line regexp match finds.
-func TestLineMatcherAgreesWithPerLine(t *testing.T) {
-	text := "Alpha beta\nALPHA\nxalphax\n\nK kelvin \u212a\nſ long s\nend alpha"
-	for _, p := range []struct {
-		pat string
-		i   bool
-	}{{"alpha", false}, {"alpha", true}, {"ALP", true}, {"k", true}, {"s", true}, {"^$", false}, {"a$", false}, {"(al)+pha", true}, {"x.*x", false}, {"beta|end", false}, {"a{2,}", false}, {"", false}} {
-		m, err := newLineMatcher(p.pat, p.i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []int
-		m.scan([]byte(text), func(idx, _, _ int) { got = append(got, idx) })
-		var want []int
-		for i, l := range strings.Split(text, "\n") {
-			if m.re.MatchString(l) {
-				want = append(want, i)
-			}
-		}
-		if fmt.Sprint(got) != fmt.Sprint(want) || m.scan([]byte(text), nil) != len(want) {
-			t.Fatalf("%q i=%v: got %v want %v (lit %q fold %v)", p.pat, p.i, got, want, m.lit, m.fold)
-		}
 	}
 }
 
