@@ -132,3 +132,16 @@ func clip(s string) string {
 	}
 	return s
 }
+
+var searchFiles = map[string]string{
+	"main.go":           "package main\n\nfunc main() {\n\tprintln(\"Hello\")\n}\n",
+	"lib/util.go":       "package lib\n\n// TODO: tidy\nfunc Helper() int { return 1 }\nfunc other() {}\n",
+	"lib/util_test.go":  "package lib\n\nfunc TestHelper() {}\n",
+	"web/app.ts":        "export function hello() {}\n",
+	"web/view.tsx":      "export const View = () => null // hello\n",
+	"web/style.css":     "body { color: red }\n",
+	"docs/readme.md":    "Hello docs\nsecond line\nthird\nfourth hello\n",
+	"bin/blob.bin":      "hello\x00binary\n",
+	"crlf.txt":          "hello\r\nworld\r\n",
+	".hidden/secret.go": "package hidden // hello\n",
+}

@@ -146,19 +146,3 @@ func TestGlobAgreesWithReference(t *testing.T) {
 		t.Fatalf("only %d successful comparisons: the table lost its cases", n)
 	}
 }
-
-// writeDisplay must write exactly what workspace.Display returns.
-func TestWriteDisplayIsDisplay(t *testing.T) {
-	cases := []string{"", "a", "a/b.go", "sp ace", "~!@#$%^&*()_+{}|:\"<>?`-=[]\\;',./", "tab\there", "nl\n", "del\x7f", "\x00", "é", "日本/語.go",
-		"\u0085c1", "\xff", "a\xe2\x82", "\u200bzero-width", "\U0001F600"}
-	for c := 0; c < 256; c++ {
-		cases = append(cases, "x"+string(rune(c))+"y", "x"+string([]byte{byte(c)})+"y")
-	}
-	for _, p := range cases {
-		var b strings.Builder
-		writeDisplay(&b, p)
-		if got, want := b.String(), workspace.Display(p); got != want {
-			t.Errorf("writeDisplay(%q) = %q; Display gives %q", p, got, want)
-		}
-	}
-}
