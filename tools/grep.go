@@ -336,10 +336,8 @@ func (g *Grep) scanAll(ctx context.Context, paths []string, m *linematch.Matcher
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for range workers {
+		wg.Go(func() {
 			w := work.New(ctx)
 			for ctx.Err() == nil {
 				i := int(next.Add(1) - 1)
@@ -348,7 +346,7 @@ func (g *Grep) scanAll(ctx context.Context, paths []string, m *linematch.Matcher
 				}
 				one(w, i)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	return results
