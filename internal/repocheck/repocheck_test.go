@@ -128,3 +128,36 @@ func TestEveryPackageHasDocGo(t *testing.T) {
 		}
 	}
 }
+
+// The package comment is doc.go's alone: a second one in another file
+// (go doc joins them) drifts from it. A generator (//go:build ignore) is
+// a program of its own and keeps its comment.
+func TestPackageCommentOnlyInDocGo(t *testing.T) {
+	root := moduleRoot(t)
+	fset := token.NewFileSet()
+	for _, p := range goFiles(t, root) {
+		if filepath.Base(p) == "doc.go" || strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.PackageClauseOnly|parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Doc != nil && !ignored(f) {
+			rel, _ := filepath.Rel(root, p)
+			t.Errorf("%s has a package comment; it belongs in doc.go", rel)
+		}
+	}
+}
+
+// ignored reports whether f is built only under the tag "ignore".
+func ignored(f *ast.File) bool {
+	for _, g := range f.Comments {
+		for _, c := range g.List {
+			if expr, err := constraint.Parse(c.Text); err == nil {
+				return !expr.Eval(func(tag string) bool { return tag != "ignore" })
+			}
+		}
+	}
+	return false
+}
