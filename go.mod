@@ -7,14 +7,9 @@ require (
 	github.com/fastschema/qjs v0.0.6
 	github.com/hack-pad/hackpadfs v0.2.4
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
-	github.com/sourcegraph/conc v0.3.0
 	github.com/tetratelabs/wazero v1.9.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/text v0.14.0
 )
 
-require (
-	github.com/stretchr/testify v1.12.1 // indirect
-	go.uber.org/atomic v1.7.0 // indirect
-	go.uber.org/multierr v1.9.0 // indirect
-)
+require github.com/stretchr/testify v1.12.1 // indirect

@@ -110,7 +110,7 @@ for (const [n, c, s, k, x] of rows) console.log(`| ${n} | ${cell(c)} | ${cell(s)
   const variant = require.resolve('@jitl/quickjs-ng-wasmfile-release-sync/package.json').replace(/package\.json$/, 'dist/');
   const core = require.resolve('quickjs-emscripten-core').replace(/index\.js$/, '');
   const ffiTypes = require.resolve('@jitl/quickjs-ffi-types/package.json').replace(/package\.json$/, 'dist/');
-  const js = ['npm/src/ptc-browser-worker.mjs', 'npm/src/ptc-quickjs.mjs', 'npm/src/ptc-host.mjs',
+  const js = ['npm/src/ptc-browser-worker.mjs', 'npm/src/ptc-quickjs.mjs', 'npm/src/ptc-prelude.mjs', 'npm/src/ptc-host.mjs',
     `${variant}emscripten-module.browser.mjs`, `${variant}ffi.mjs`, `${ffiTypes}index.mjs`,
     ...readdirSync(core).filter((f) => /^(index|chunk-.*|module-[^a].*)\.mjs$/.test(f)).map((f) => core + f)];
   const size = (files) => files.reduce((a, f) => a + statSync(f).size, 0);

@@ -3,9 +3,7 @@ package core_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"math/rand/v2"
 	"strings"
@@ -13,33 +11,14 @@ import (
 	"time"
 
 	"github.com/a3s-lab/code-wasm/core"
+	"github.com/a3s-lab/code-wasm/internal/testkit"
 	"github.com/a3s-lab/code-wasm/kernel"
 	"github.com/a3s-lab/code-wasm/workspace"
 	"github.com/a3s-lab/code-wasm/workspace/memfs"
 )
 
 // snapshot reads every file of the workspace.
-func snapshot(t *testing.T, ws *workspace.Workspace) map[string]string {
-	t.Helper()
-	ctx := context.Background()
-	out := map[string]string{}
-	err := ws.Walk(ctx, ".", func(p string, e workspace.Entry) error {
-		if e.Kind == workspace.KindDir {
-			out[p+"/"] = ""
-			return nil
-		}
-		b, _, err := ws.ReadFile(ctx, p)
-		if err != nil {
-			return err
-		}
-		out[p] = string(b)
-		return nil
-	})
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		t.Fatal(err)
-	}
-	return out
-}
+var snapshot = testkit.Snapshot
 
 // TestRejectedCallsChangeNothing is a property test: random calls that
 // must be rejected (bad arguments, policy deny, hook block, over budget,

@@ -11,8 +11,6 @@ import (
 	"github.com/a3s-lab/code-wasm/core"
 	"github.com/a3s-lab/code-wasm/kernel"
 	"github.com/a3s-lab/code-wasm/ptc"
-	"github.com/a3s-lab/code-wasm/workspace"
-	"github.com/a3s-lab/code-wasm/workspace/memfs"
 )
 
 // searchAuth is the spec's example (tools.en.md "Programmatic Tool
@@ -40,26 +38,13 @@ export default async function run(ctx, inputs) {
 
 func newProgramSession(t *testing.T) *core.Session {
 	t.Helper()
-	ws, err := workspace.New(memfs.New())
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{
+	return newSession(t, kernel.Governance{}, map[string]string{
 		"crates/auth/src/policy.rs":  "pub struct PermissionPolicy {\n    pub deny: Vec<String>,\n}\n",
 		"crates/auth/src/lib.rs":     "mod policy;\npub use policy::PermissionPolicy;\n",
 		"crates/core/src/main.rs":    "fn main() {}\n",
 		"docs/auth.md":               "PermissionPolicy is documented here.\n",
 		"scripts/ptc/search-auth.js": searchAuth,
-	}
-	if err := workspace.Seed(context.Background(), ws, files); err != nil {
-		t.Fatal(err)
-	}
-	s, err := core.New(core.Options{Workspace: ws})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	return s
+	})
 }
 
 func TestProgramSearchAuthExample(t *testing.T) {

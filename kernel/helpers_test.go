@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a3s-lab/code-wasm/internal/testkit"
 	"github.com/a3s-lab/code-wasm/kernel"
 )
 
@@ -198,12 +199,7 @@ func (f *fixture) call(t *testing.T, origin kernel.Origin, tool, args string) *k
 	return res
 }
 
-func kindOf(r *kernel.Result) kernel.ErrorType {
-	if r.ErrorKind == nil {
-		return ""
-	}
-	return r.ErrorKind.Type
-}
+var kindOf = testkit.KindOf
 
 // lastID is the invocation id of the last tool_end.
 func (f *fixture) lastID(t *testing.T) string {

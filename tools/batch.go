@@ -6,8 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/sourcegraph/conc/pool"
+	"sync"
 
 	"github.com/a3s-lab/code-wasm/kernel"
 )
@@ -182,14 +181,18 @@ func (*Batch) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, e
 			}
 			continue
 		}
-		p := pool.New().WithContext(ctx).WithMaxGoroutines(conc)
+		// At most conc children at once; children report failures as
+		// results, and the kernel turns a child's panic into one.
+		var wg sync.WaitGroup
+		slots := make(chan struct{}, conc)
 		for _, i := range idx {
-			p.Go(func(ctx context.Context) error {
+			slots <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-slots }()
 				run(ctx, i)
-				return nil
 			})
 		}
-		_ = p.Wait() // children report failures as results
+		wg.Wait()
 	}
 
 	mode := "serial"

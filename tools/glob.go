@@ -8,10 +8,11 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/a3s-lab/code-wasm/internal/scan"
 	"github.com/a3s-lab/code-wasm/kernel"
+	"github.com/a3s-lab/code-wasm/tools/internal/globmatch"
+	"github.com/a3s-lab/code-wasm/tools/internal/work"
 	"github.com/a3s-lab/code-wasm/workspace"
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -74,7 +75,7 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 	if !doublestar.ValidatePattern(pattern) {
 		return nil, kernel.InvalidArgument("glob: %q is not a valid pattern (check brackets and braces)", *a.Pattern)
 	}
-	gp, err := compileGlob(pattern)
+	gp, err := globmatch.Compile(pattern)
 	if err != nil {
 		return nil, kernel.InvalidArgument("glob: %v", err)
 	}
@@ -101,12 +102,12 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 		walkRoot = workspace.Join(root, base)
 	}
 	// "**/<name pattern>" matches at any depth: test the base name only.
-	name := baseNamePattern(pattern)
+	name := globmatch.BaseName(pattern)
 	var suffix *scan.Suffix // "**/*.go": the names ending in ".go" (no '/' in it)
-	if name != nil && len(name.alts) == 1 && name.alts[0].suffix && name.alts[0].last != "" {
-		suffix = scan.NewSuffix(name.alts[0].last)
+	if name != nil && name.Suffix() != "" {
+		suffix = scan.NewSuffix(name.Suffix())
 	}
-	w := newWork(ctx) // the matching's own work, beyond the walk's pacing
+	w := work.New(ctx) // the matching's own work, beyond the walk's pacing
 	prefix := ""
 	if root != "." {
 		prefix = root + "/"
@@ -156,9 +157,9 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 			var ok bool
 			var err error
 			if name != nil {
-				ok, err = name.matchIn(w, es[i].Name, true)
+				ok, err = name.MatchIn(w, es[i].Name, true)
 			} else {
-				ok, err = gp.matchIn(w, strings.TrimPrefix(ps[i], prefix), false)
+				ok, err = gp.MatchIn(w, strings.TrimPrefix(ps[i], prefix), false)
 			}
 			if err != nil {
 				return err
@@ -192,7 +193,7 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 		// file, that file is the one candidate (`src/**` matches src).
 		err, matches, total = nil, nil, 0
 		if st, serr := g.ws.Stat(ctx, walkRoot); serr == nil && st.Kind != workspace.KindDir {
-			if gp.match(strings.TrimPrefix(walkRoot, prefix)) && !call.IsHidden(walkRoot) {
+			if gp.Match(strings.TrimPrefix(walkRoot, prefix)) && !call.IsHidden(walkRoot) {
 				add(walkRoot)
 			}
 		}
@@ -252,7 +253,7 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 // how many matches a chunk holds, may count them itself and return true.
 // The context is checked, and the host let in, between chunks and as the
 // matching work adds up (w).
-func matchFiles(w *work, ps []string, name *globPattern, suffix *scan.Suffix, gp *globPattern, prefix string,
+func matchFiles(w *work.Meter, ps []string, name *globmatch.Pattern, suffix *scan.Suffix, gp *globmatch.Pattern, prefix string,
 	add func(string), skip func(int) bool) error {
 	const chunk = 1024
 	var idx []int32
@@ -260,7 +261,7 @@ func matchFiles(w *work, ps []string, name *globPattern, suffix *scan.Suffix, gp
 		idx = make([]int32, min(chunk, len(ps)))
 	}
 	for off := 0; off < len(ps); off += chunk {
-		if err := w.pc.Check(w.ctx); err != nil {
+		if err := w.Check(); err != nil {
 			return err
 		}
 		c := ps[off:min(off+chunk, len(ps))]
@@ -279,9 +280,9 @@ func matchFiles(w *work, ps []string, name *globPattern, suffix *scan.Suffix, gp
 			var ok bool
 			var err error
 			if name != nil {
-				ok, err = name.matchIn(w, p[strings.LastIndexByte(p, '/')+1:], true)
+				ok, err = name.MatchIn(w, p[strings.LastIndexByte(p, '/')+1:], true)
 			} else {
-				ok, err = gp.matchIn(w, strings.TrimPrefix(p, prefix), false)
+				ok, err = gp.MatchIn(w, strings.TrimPrefix(p, prefix), false)
 			}
 			if err != nil {
 				return err
@@ -329,111 +330,4 @@ func hideRuns(call *kernel.Call, fn workspace.WalkRunFunc, n *int) workspace.Wal
 		}
 		return nil
 	}
-}
-
-// baseNamePattern returns the name pattern of "**/<name pattern>" (no '/'
-// after the "**/", and not "**" itself), which matches at any depth: such a
-// pattern matches a path exactly when the name pattern matches its base
-// name. nil for any other pattern. The pattern has passed compileGlob, and
-// so has its tail.
-func baseNamePattern(pattern string) *globPattern {
-	rest, ok := strings.CutPrefix(pattern, "**/")
-	if !ok || strings.ContainsAny(rest, "/\\") {
-		return nil
-	}
-	g, err := compileGlob(rest)
-	if err != nil || slices.ContainsFunc(g.alts, func(m *nameMatch) bool { return m.pattern == "**" }) {
-		return nil
-	}
-	return g
-}
-
-// nameMatch matches names as doublestar.Match(pattern, name) does.
-// Patterns whose only wildcard is '*' between ASCII literals (`*.go`,
-// `*_test.go`, `Makefile`, `x*y*z`), the common case, are matched with
-// prefix, suffix and substring tests instead of doublestar's rune-by-rune
-// matcher, which dominated walking a large tree (see RATIONALE.md);
-// anything else goes to doublestar. The prefix and suffix are compared
-// byte by byte in line: under js/wasm a call to the runtime's memequal per
-// name (two per name) was a quarter of a glob.
-type nameMatch struct {
-	pattern     string
-	simple      bool     // only '*' wildcards, ASCII
-	stars       bool     // at least one '*' (else: an exact name)
-	suffix      bool     // "*" + last: the commonest pattern, tested first
-	first, last string   // the literals before the first '*' and after the last
-	mid         []string // the literals between
-}
-
-func newNameMatch(pattern string) *nameMatch {
-	m := &nameMatch{pattern: pattern, simple: !strings.Contains(pattern, "**")}
-	for i := 0; i < len(pattern) && m.simple; i++ {
-		c := pattern[i]
-		m.simple = c < utf8.RuneSelf && c != '/' && !strings.ContainsRune("?[]{}\\,!", rune(c))
-	}
-	if !m.simple {
-		return m
-	}
-	parts := strings.Split(pattern, "*")
-	m.stars = len(parts) > 1
-	m.first, m.last, m.mid = parts[0], parts[len(parts)-1], parts[1:max(1, len(parts)-1)]
-	m.suffix = len(parts) == 2 && m.first == ""
-	return m
-}
-
-// match is doublestar.Match(pattern, name) for any name.
-func (m *nameMatch) match(name string) bool {
-	return m.matchBase(name) && (!m.simple || strings.IndexByte(name, '/') < 0)
-}
-
-// matchBase is match for a base name, which holds no '/' (a walk's
-// Entry.Name): '*' cannot have crossed one, so that test is left out.
-func (m *nameMatch) matchBase(name string) bool {
-	if m.suffix {
-		return hasSuffix(name, m.last)
-	}
-	return m.matchOther(name)
-}
-
-func (m *nameMatch) matchOther(name string) bool {
-	if !m.simple {
-		ok, _ := doublestar.Match(m.pattern, name)
-		return ok
-	}
-	if !m.stars {
-		return name == m.pattern
-	}
-	first, last := m.first, m.last
-	if len(name) < len(first)+len(last) || !hasSuffix(name, last) {
-		return false
-	}
-	for i := 0; i < len(first); i++ {
-		if name[i] != first[i] {
-			return false
-		}
-	}
-	s := name[len(first) : len(name)-len(last)]
-	for _, part := range m.mid {
-		i := strings.Index(s, part)
-		if i < 0 {
-			return false
-		}
-		s = s[i+len(part):]
-	}
-	return true
-}
-
-// hasSuffix is strings.HasSuffix comparing in line from the end, where
-// names differ most (`.go`, `.s`, `_test.go`).
-func hasSuffix(s, suffix string) bool {
-	if len(s) < len(suffix) {
-		return false
-	}
-	s = s[len(s)-len(suffix):]
-	for i := len(suffix) - 1; i >= 0; i-- {
-		if s[i] != suffix[i] {
-			return false
-		}
-	}
-	return true
 }

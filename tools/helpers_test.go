@@ -6,23 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a3s-lab/code-wasm/internal/testkit"
 	"github.com/a3s-lab/code-wasm/kernel"
 	"github.com/a3s-lab/code-wasm/workspace"
-	"github.com/a3s-lab/code-wasm/workspace/memfs"
 )
 
 // newWS builds a memory workspace holding files.
-func newWS(t testing.TB, files map[string]string) *workspace.Workspace {
-	t.Helper()
-	ws, err := workspace.New(memfs.New())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := workspace.Seed(context.Background(), ws, files); err != nil {
-		t.Fatal(err)
-	}
-	return ws
-}
+var newWS = testkit.Workspace
 
 // toolByName returns the built-in tool of that name over ws.
 func toolByName(t testing.TB, ws *workspace.Workspace, name string) kernel.Tool {
@@ -72,30 +62,9 @@ func fileContent(t testing.TB, ws *workspace.Workspace, p string) (string, bool)
 
 // snapshot captures every file so a test can check that a rejected call
 // changed nothing.
-func snapshot(t testing.TB, ws *workspace.Workspace) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := ws.Walk(context.Background(), ".", func(p string, e workspace.Entry) error {
-		if e.Kind == workspace.KindDir {
-			out[p+"/"] = ""
-			return nil
-		}
-		c, _ := fileContent(t, ws, p)
-		out[p] = c
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
+var snapshot = testkit.Snapshot
 
-func kindOf(r *kernel.Result) kernel.ErrorType {
-	if r.ErrorKind == nil {
-		return ""
-	}
-	return r.ErrorKind.Type
-}
+var kindOf = testkit.KindOf
 
 // metaJSON round-trips metadata through JSON, as hosts see it.
 func metaJSON(t testing.TB, r *kernel.Result) map[string]any {
@@ -131,4 +100,17 @@ func clip(s string) string {
 		return cutUTF8(s, 80) + "…"
 	}
 	return s
+}
+
+var searchFiles = map[string]string{
+	"main.go":           "package main\n\nfunc main() {\n\tprintln(\"Hello\")\n}\n",
+	"lib/util.go":       "package lib\n\n// TODO: tidy\nfunc Helper() int { return 1 }\nfunc other() {}\n",
+	"lib/util_test.go":  "package lib\n\nfunc TestHelper() {}\n",
+	"web/app.ts":        "export function hello() {}\n",
+	"web/view.tsx":      "export const View = () => null // hello\n",
+	"web/style.css":     "body { color: red }\n",
+	"docs/readme.md":    "Hello docs\nsecond line\nthird\nfourth hello\n",
+	"bin/blob.bin":      "hello\x00binary\n",
+	"crlf.txt":          "hello\r\nworld\r\n",
+	".hidden/secret.go": "package hidden // hello\n",
 }

@@ -1,9 +1,5 @@
 //go:build js && wasm
 
-// Command wasm is the js/wasm entry point: it exports the session API to
-// JavaScript and keeps the Go runtime alive. The npm loader (npm/src) sets
-// globalThis.__a3sCodeWasmReady before go.run; main hands it the API object
-// described in npm/src/PROTOCOL.md §1.
 package main
 
 import (

@@ -23,163 +23,10 @@ import { QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { QuickJSFFI } from '@jitl/quickjs-ng-wasmfile-release-sync/ffi';
 import loadEmscripten from '@jitl/quickjs-ng-wasmfile-release-sync/emscripten-module';
 import { startLimits } from './ptc-host.mjs';
-
-// The globals kept in the realm (ECMAScript's, as quickjs-ng has them);
-// everything else QuickJS adds (queueMicrotask, performance,
-// DOMException, InternalError, navigator in some builds…) is deleted.
-const KEEP = ['globalThis', 'Infinity', 'NaN', 'undefined', 'eval', 'isFinite', 'isNaN', 'parseFloat', 'parseInt',
-  'decodeURI', 'decodeURIComponent', 'encodeURI', 'encodeURIComponent', 'escape', 'unescape', 'AggregateError', 'Array',
-  'ArrayBuffer', 'Atomics', 'BigInt', 'BigInt64Array', 'BigUint64Array', 'Boolean', 'DataView', 'Date', 'Error', 'EvalError',
-  'FinalizationRegistry', 'Float16Array', 'Float32Array', 'Float64Array', 'Function', 'Int8Array', 'Int16Array', 'Int32Array',
-  'Iterator', 'Map', 'Number', 'Object', 'Promise', 'Proxy', 'RangeError', 'ReferenceError', 'Reflect', 'RegExp', 'Set',
-  'SharedArrayBuffer', 'String', 'Symbol', 'SyntaxError', 'TypeError', 'Uint8Array', 'Uint8ClampedArray', 'Uint16Array',
-  'Uint32Array', 'URIError', 'WeakMap', 'WeakRef', 'WeakSet', 'JSON', 'Math', 'SuppressedError', 'DisposableStack',
-  'AsyncDisposableStack'];
-
-// PRELUDE is the source of one function evaluated in the realm before the
-// script:
-//
-//   (send, finish, violation, methodsJSON, toolsJSON, scriptName, maxToolCalls, keepJSON) => {deliver, start, fail}
-//
-// send(method, argsJSON) → an id (the call left) or a refusal message;
-// finish(ok, text, line); violation(message). They are the only host
-// functions in the realm and stay in this closure; they take and return
-// primitives only. Everything the script sees (ctx, results, errors,
-// promises) is made here, in its realm, from intrinsics captured before
-// the script runs: a script that pollutes JSON, Promise or Array breaks
-// only itself. Then the realm is locked: non-ECMAScript globals deleted,
-// eval and every Function-like constructor replaced by one that throws,
-// and Error.prepareStackTrace wrapped so that no stack (the default text or
-// the call sites a script's own prepareStackTrace gets) shows a frame
-// outside the script's file.
-const PRELUDE = String.raw`(function (send, finish, violation, methodsJSON, toolsJSON, scriptName, maxToolCalls, keepJSON) {
-  'use strict';
-  var G = globalThis, O = Object, E = Error, P = Promise, S = String, EvalErr = EvalError;
-  var stringify = JSON.stringify, parse = JSON.parse, freeze = O.freeze, create = O.create, getProto = O.getPrototypeOf;
-  var defineProperty = O.defineProperty, getDesc = O.getOwnPropertyDescriptor, ownKeys = Reflect.ownKeys, apply = Reflect.apply;
-  var preject = P.reject, isProto = O.prototype.isPrototypeOf, EP = E.prototype, slice = Array.prototype.slice;
-  var WM = WeakMap, wmGet = WM.prototype.get, wmSet = WM.prototype.set, toStringTag = Symbol.toStringTag;
-  var pending = create(null), count = 0, closed = false, refused = null;
-
-  // Stacks: quickjs-ng calls Error.prepareStackTrace(error, callSites) for
-  // every error it makes; the real hook keeps the script's frames only,
-  // remembers the first one's line for the error message, and hands the
-  // script's own prepareStackTrace (kept behind an accessor) those frames.
-  var prepDesc = getDesc(E, 'prepareStackTrace'), setPrepare = prepDesc.set, userPrepare;
-  var CS = null;
-  apply(setPrepare, E, [function (e, sites) { CS = getProto(sites[0]); return ''; }]);
-  new E('probe');
-  var csFile = CS.getFileName, csLine = CS.getLineNumber, csCol = CS.getColumnNumber, csName = CS.getFunctionName;
-  var lines = new WM();
-  apply(setPrepare, E, [function (error, sites) {
-    var kept = [], text = '';
-    for (var i = 0; i < sites.length; i++) {
-      var s = sites[i];
-      if (apply(csFile, s, []) !== scriptName) continue;
-      kept[kept.length] = s;
-      text += '    at ' + (apply(csName, s, []) || '<anonymous>') + ' (' + scriptName + ':' + apply(csLine, s, []) + ':' + apply(csCol, s, []) + ')\n';
-    }
-    if (kept.length && (typeof error === 'object' || typeof error === 'function') && error !== null) apply(wmSet, lines, [error, apply(csLine, kept[0], [])]);
-    return typeof userPrepare === 'function' ? userPrepare(error, kept) : text;
-  }]);
-  defineProperty(E, 'prepareStackTrace', { get: function () { return userPrepare; }, set: function (f) { userPrepare = f; }, enumerable: false, configurable: false });
-
-  function reject(e) { return apply(preject, P, [e]); }
-  // refuse answers every call past maxToolCalls with one frozen rejection:
-  // a flood of them costs neither the host nor this realm an allocation
-  // each.
-  function refuse() {
-    if (refused === null) {
-      var msg = 'PTC script exceeded maxToolCalls=' + maxToolCalls;
-      refused = reject(freeze(new E(msg)));
-      violation(msg);
-    }
-    return refused;
-  }
-  function call(method, args) {
-    if (closed) return reject(new E('the program has finished; ctx calls are closed'));
-    if (count >= maxToolCalls) return refuse();
-    var json;
-    try { json = stringify(args); } catch (e) { return reject(e); }
-    var id = send(method, json);
-    if (typeof id === 'string') return reject(new E(id));
-    count++;
-    return new P(function (resolve, reject) { pending[id] = { resolve: resolve, reject: reject }; });
-  }
-  function deliver(id, ok, text) {
-    var p = pending[id];
-    if (!p) return;
-    delete pending[id];
-    if (!ok) { p.reject(new E(text)); return; }
-    var v;
-    try { v = parse(text); } catch (_) { p.reject(new E('ctx result is not JSON')); return; }
-    p.resolve(v);
-  }
-
-  var methods = parse(methodsJSON), tools = parse(toolsJSON), ctx = create(O.prototype), t = create(O.prototype);
-  for (var i = 0; i < methods.length; i++) (function (m) {
-    ctx[m] = freeze(function () { return count >= maxToolCalls && !closed ? refuse() : call(m, apply(slice, arguments, [])); });
-  })(methods[i]);
-  for (var j = 0; j < tools.length; j++) (function (n) {
-    t[n] = freeze(function (args) { return count >= maxToolCalls && !closed ? refuse() : call('tool', [n, args]); });
-  })(tools[j]);
-  ctx.tools = freeze(t);
-  freeze(ctx);
-
-  function describe(e) {
-    try {
-      if (apply(isProto, EP, [e])) {
-        var name = S(e.name), msg = S(e.message);
-        return [name && name !== 'Error' ? name + ': ' + msg : msg, apply(wmGet, lines, [e]) || 0];
-      }
-      return [(typeof e === 'object' && e !== null) || typeof e === 'function' ? '[object]' : S(e), 0];
-    } catch (_) {
-      return ['uncaught exception', 0];
-    }
-  }
-  function settle(ok, v) {
-    if (closed) return;
-    closed = true;
-    if (!ok) { var d = describe(v); finish(false, d[0], d[1]); return; }
-    var out;
-    try { out = stringify(v); } catch (e) { finish(false, 'the result is not JSON-serialisable: ' + describe(e)[0], 0); return; }
-    finish(true, out === undefined ? 'null' : out, 0);
-  }
-  async function drive(run, inputs) {
-    var v;
-    try {
-      if (typeof run !== 'function') throw new E('the script does not define async function run(ctx, inputs)');
-      v = await run(ctx, inputs);
-    } catch (e) {
-      settle(false, e);
-      return;
-    }
-    settle(true, v);
-  }
-
-  // Lock the realm: only ECMAScript globals, and no source compiled after
-  // the script's own.
-  var keep = create(null), names = parse(keepJSON);
-  for (var k = 0; k < names.length; k++) keep[names[k]] = true;
-  var keys = ownKeys(G);
-  for (var n = 0; n < keys.length; n++) {
-    var key = keys[n];
-    if (key === toStringTag || (typeof key === 'string' && keep[key] === true)) continue;
-    if (!delete G[key]) throw new E('the realm lockdown could not remove ' + S(key));
-  }
-  var tame = function () { throw new EvalErr('code generation from strings is disabled in programs'); };
-  defineProperty(tame, 'prototype', { value: O.getPrototypeOf(function () {}), writable: false });
-  var kinds = [function () {}, async function () {}, function* () {}, async function* () {}];
-  for (var f = 0; f < kinds.length; f++) defineProperty(getProto(kinds[f]), 'constructor', { value: tame, writable: false, enumerable: false, configurable: false });
-  defineProperty(G, 'Function', { value: tame, writable: false, enumerable: false, configurable: false });
-  defineProperty(G, 'eval', { value: tame, writable: false, enumerable: false, configurable: false });
-
-  return freeze({
-    deliver: deliver,
-    start: function (run, inputsJSON) { drive(run, parse(inputsJSON)); },
-    fail: function (e) { settle(false, e); },
-  });
-})`;
+// The realm's side of the engine, one source with the native engine
+// (ptc/qjsengine/prelude.js, generated into ptc-prelude.mjs):
+// (send, finish, violation, methodsJSON, toolsJSON, scriptName, maxToolCalls) => {deliver, start, fail}.
+import { PRELUDE } from './ptc-prelude.mjs';
 
 // utf8Length counts the UTF-8 bytes of s (a lone surrogate counts 3, as
 // TextEncoder writes U+FFFD).
@@ -373,8 +220,7 @@ export async function runProgram(init, post, { stackBytes, wasmModule } = {}) {
     const fn = unwrap(pre);
     if (!fn) return;
     const args = [send, finish, violation, vm.newString(JSON.stringify(init.methods ?? [])),
-      vm.newString(JSON.stringify(init.tools ?? [])), vm.newString(String(init.name)), vm.newNumber(lim.maxToolCalls),
-      vm.newString(JSON.stringify(KEEP))];
+      vm.newString(JSON.stringify(init.tools ?? [])), vm.newString(String(init.name)), vm.newNumber(lim.maxToolCalls)];
     const made = vm.callFunction(fn, vm.undefined, ...args);
     fn.dispose();
     args.forEach((h) => h.dispose());

@@ -1,5 +1,5 @@
 // The TypeScript declarations shipped in the package declare every key the
-// running wasm emits (internal/hostapi/dts_test.go checks the Go structs;
+// running wasm emits (internal/hostapi/hostapi_dts_test.go checks the Go structs;
 // this checks the real JSON, as installed from the tarball).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

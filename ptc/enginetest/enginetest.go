@@ -10,11 +10,11 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/a3s-lab/code-wasm/internal/testkit"
 	"github.com/a3s-lab/code-wasm/kernel"
 	"github.com/a3s-lab/code-wasm/ptc"
 	"github.com/a3s-lab/code-wasm/tools"
 	"github.com/a3s-lab/code-wasm/workspace"
-	"github.com/a3s-lab/code-wasm/workspace/memfs"
 )
 
 // Harness is a kernel with the built-in tools and the program tool on one
@@ -27,13 +27,7 @@ type Harness struct {
 // NewHarness builds a harness and writes files into its workspace.
 func NewHarness(t testing.TB, e ptc.Engine, files map[string]string) *Harness {
 	t.Helper()
-	ws, err := workspace.New(memfs.New())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := workspace.Seed(context.Background(), ws, files); err != nil {
-		t.Fatal(err)
-	}
+	ws := testkit.Workspace(t, files)
 	reg := kernel.NewRegistry()
 	for _, tl := range tools.Builtins(ws) {
 		if err := reg.RegisterBuiltin(tl); err != nil {

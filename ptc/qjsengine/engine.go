@@ -19,23 +19,15 @@ import (
 	"github.com/a3s-lab/code-wasm/ptc"
 )
 
+//go:generate go test -run TestNPMPreludeIsGenerated -update .
+
+// prelude is the realm's side of every program engine (prelude.js; the
+// npm engine's copy is generated from it).
+//
 //go:embed prelude.js
 var prelude string
 
 var importWord = regexp.MustCompile(`\bimport\b`)
-
-// keep are the globals left in the realm: ECMAScript's, as quickjs-ng has
-// them. Everything else qjs.wasm defines (std, os, bjson, print, console,
-// navigator, scriptArgs, gc, setTimeout…, performance, queueMicrotask,
-// DOMException, InternalError) is deleted before the script runs.
-var keep, _ = json.Marshal([]string{"globalThis", "Infinity", "NaN", "undefined", "eval", "isFinite", "isNaN", "parseFloat", "parseInt",
-	"decodeURI", "decodeURIComponent", "encodeURI", "encodeURIComponent", "escape", "unescape", "AggregateError", "Array",
-	"ArrayBuffer", "Atomics", "BigInt", "BigInt64Array", "BigUint64Array", "Boolean", "DataView", "Date", "Error", "EvalError",
-	"FinalizationRegistry", "Float16Array", "Float32Array", "Float64Array", "Function", "Int8Array", "Int16Array", "Int32Array",
-	"Iterator", "Map", "Number", "Object", "Promise", "Proxy", "RangeError", "ReferenceError", "Reflect", "RegExp", "Set",
-	"SharedArrayBuffer", "String", "Symbol", "SyntaxError", "TypeError", "Uint8Array", "Uint8ClampedArray", "Uint16Array",
-	"Uint32Array", "URIError", "WeakMap", "WeakRef", "WeakSet", "JSON", "Math", "SuppressedError", "DisposableStack",
-	"AsyncDisposableStack"})
 
 const (
 	// stackBlock is the C stack each run gets: QuickJS's bound
@@ -274,8 +266,7 @@ func (r *run) boot(interrupt uint32) {
 	methods, _ := json.Marshal(append([]string{}, r.p.Methods...))
 	tools, _ := json.Marshal(append([]string{}, r.p.Tools...))
 	kit, exc := v.invoke(kitFn, proxy(fnSend), proxy(fnFinish), proxy(fnViolation), v.newString(string(methods)),
-		v.newString(string(tools)), v.newString(r.p.Name), v.call("QJS_NewInt64", v.jsctx, uint64(r.lim.maxToolCalls)),
-		v.newString(string(keep)))
+		v.newString(string(tools)), v.newString(r.p.Name), v.call("QJS_NewInt64", v.jsctx, uint64(r.lim.maxToolCalls)))
 	if exc {
 		panic(vmError{fmt.Errorf("the prelude failed to lock the realm: %s", v.text(kit))})
 	}

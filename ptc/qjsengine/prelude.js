@@ -1,5 +1,9 @@
-// The realm's side of the engine, evaluated before the script and called
-// once with the three host functions, which stay in this closure:
+// The realm's side of the program engines, evaluated before the script and
+// called once with the three host functions, which stay in this closure.
+// One source for every host: ptc/qjsengine embeds this file, and
+// "go generate ./ptc/qjsengine" writes it into npm/src/ptc-prelude.mjs for
+// the Node and browser engine (TestNPMPreludeIsGenerated fails when the two
+// differ). The host functions:
 //
 //   send(method, argsJSON) → the call's id, or a refusal message
 //   finish(ok, text, line)  → the script's result (JSON text) or error
@@ -9,15 +13,18 @@
 // with, the promises) is made here from intrinsics captured before the
 // script runs, so a script that pollutes JSON, Promise or Array breaks
 // only itself. Then the realm is locked: every global that is not
-// ECMAScript's is deleted, eval and every Function-like constructor
-// throw, and Error.prepareStackTrace keeps the script's own frames only.
-(function (send, finish, violation, methodsJSON, toolsJSON, scriptName, maxToolCalls, keepJSON) {
+// ECMAScript's (as quickjs-ng has them: KEEP) is deleted, eval and every
+// Function-like constructor throw, and Error.prepareStackTrace keeps the
+// script's own frames only. Every value it hands a host function is a
+// primitive (an argument list that stringifies to nothing is sent as
+// 'null').
+(function (send, finish, violation, methodsJSON, toolsJSON, scriptName, maxToolCalls) {
   'use strict';
   var G = globalThis, O = Object, E = Error, P = Promise, S = String, EvalErr = EvalError;
   var stringify = JSON.stringify, parse = JSON.parse, freeze = O.freeze, create = O.create, getProto = O.getPrototypeOf;
   var defineProperty = O.defineProperty, getDesc = O.getOwnPropertyDescriptor, ownKeys = Reflect.ownKeys, apply = Reflect.apply;
   var preject = P.reject, isProto = O.prototype.isPrototypeOf, EP = E.prototype, slice = Array.prototype.slice;
-  var WM = WeakMap, wmGet = WM.prototype.get, wmSet = WM.prototype.set;
+  var WM = WeakMap, wmGet = WM.prototype.get, wmSet = WM.prototype.set, toStringTag = Symbol.toStringTag;
   var pending = create(null), count = 0, closed = false, refused = null;
 
   // Stacks: quickjs-ng calls Error.prepareStackTrace(error, callSites) for
@@ -117,12 +124,24 @@
   }
 
   // Lock the realm.
-  var keep = create(null), names = parse(keepJSON);
-  for (var k = 0; k < names.length; k++) keep[names[k]] = true;
+  // KEEP: the globals left in the realm, ECMAScript's as quickjs-ng has
+  // them. Everything else an engine defines (std, os, bjson, print,
+  // console, navigator, scriptArgs, gc, setTimeout…, performance,
+  // queueMicrotask, DOMException, InternalError) is deleted.
+  var KEEP = ['globalThis', 'Infinity', 'NaN', 'undefined', 'eval', 'isFinite', 'isNaN', 'parseFloat', 'parseInt',
+    'decodeURI', 'decodeURIComponent', 'encodeURI', 'encodeURIComponent', 'escape', 'unescape', 'AggregateError', 'Array',
+    'ArrayBuffer', 'Atomics', 'BigInt', 'BigInt64Array', 'BigUint64Array', 'Boolean', 'DataView', 'Date', 'Error', 'EvalError',
+    'FinalizationRegistry', 'Float16Array', 'Float32Array', 'Float64Array', 'Function', 'Int8Array', 'Int16Array', 'Int32Array',
+    'Iterator', 'Map', 'Number', 'Object', 'Promise', 'Proxy', 'RangeError', 'ReferenceError', 'Reflect', 'RegExp', 'Set',
+    'SharedArrayBuffer', 'String', 'Symbol', 'SyntaxError', 'TypeError', 'Uint8Array', 'Uint8ClampedArray', 'Uint16Array',
+    'Uint32Array', 'URIError', 'WeakMap', 'WeakRef', 'WeakSet', 'JSON', 'Math', 'SuppressedError', 'DisposableStack',
+    'AsyncDisposableStack'];
+  var keep = create(null);
+  for (var k = 0; k < KEEP.length; k++) keep[KEEP[k]] = true;
   var keys = ownKeys(G);
   for (var n = 0; n < keys.length; n++) {
     var key = keys[n];
-    if (typeof key === 'string' && keep[key] === true) continue;
+    if (key === toStringTag || (typeof key === 'string' && keep[key] === true)) continue;
     if (!delete G[key]) throw new E('the realm lockdown could not remove ' + S(key));
   }
   var tame = function () { throw new EvalErr('code generation from strings is disabled in programs'); };

@@ -246,6 +246,16 @@ func (f *FS) forget(fl *file) {
 	f.live -= fl.recSize
 }
 
+// commit writes r to the log, then applies it to the tree.
+func (f *FS) commit(r record) error {
+	at, err := f.write(r)
+	if err != nil {
+		return err
+	}
+	f.apply(r, at)
+	return nil
+}
+
 // write appends records as one write and one flush. On failure the log is
 // cut back, so the tree (unchanged) and the log agree.
 func (f *FS) write(recs ...record) (int64, error) {
@@ -544,11 +554,9 @@ func (f *FS) put(ctx context.Context, name string, data []byte, ifVersion worksp
 	}
 	v := workspace.VersionOf(data)
 	r := record{op: opPut, a: name, b: data, mtime: f.now().UnixNano(), ver: versionBytes(v)}
-	at, err := f.write(r)
-	if err != nil {
+	if err := f.commit(r); err != nil {
 		return "", err
 	}
-	f.apply(r, at)
 	f.maybeCompact(ctx)
 	return v, nil
 }
@@ -589,11 +597,9 @@ func (f *FS) MkdirAll(ctx context.Context, name string) error {
 		return err
 	}
 	r := record{op: opMkdir, a: name, mtime: f.now().UnixNano()}
-	at, err := f.write(r)
-	if err != nil {
+	if err := f.commit(r); err != nil {
 		return err
 	}
-	f.apply(r, at)
 	return nil
 }
 
@@ -616,11 +622,9 @@ func (f *FS) Remove(ctx context.Context, name string) error {
 		return err
 	}
 	r := record{op: opRemove, a: name, mtime: f.now().UnixNano()}
-	at, err := f.write(r)
-	if err != nil {
+	if err := f.commit(r); err != nil {
 		return err
 	}
-	f.apply(r, at)
 	f.maybeCompact(ctx)
 	return nil
 }
@@ -635,11 +639,9 @@ func (f *FS) Rename(ctx context.Context, from, to string) error {
 		return err
 	}
 	r := record{op: opRename, a: from, b: []byte(to), mtime: f.now().UnixNano()}
-	at, err := f.write(r)
-	if err != nil {
+	if err := f.commit(r); err != nil {
 		return err
 	}
-	f.apply(r, at)
 	f.maybeCompact(ctx)
 	return nil
 }

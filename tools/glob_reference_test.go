@@ -97,7 +97,7 @@ func TestGlobAgreesWithReference(t *testing.T) {
 	patterns := []string{
 		"**/*.go", "**/*_test.go", "*.go", "**/*", "**", "src/**/*.ts", "src/**/*.{ts,tsx}", "**/x*y", "a/*/d.go",
 		"nomatch/**", "**/*.nomatch", "**/[ab]*", "**/Makefile", "**/*.", "**/?.go", "a/**", "**/c.go/*", "**/é*", "*/*",
-		// braces, expanded up front by compileGlob: alternatives holding '/'
+		// braces, expanded up front by globmatch.Compile: alternatives holding '/'
 		// and '**', nested, empty, in sequence, and next to classes
 		"**/*.{go,ts}", "{a,src}/**/*.{go,ts,tsx}", "{**/*.go,src/**}", "**/{a,b}{,_test}.go", "{a/{c,b},src}/**",
 		"**/{**,x*y}", "{,a/}*.go", "**/{[ab]*,[{]*}", "{a,a}{.go,.go}", "{src/lib,a}/{**/,}*.{ts,go}", "x[*]y/{z,w}.go",
@@ -144,42 +144,5 @@ func TestGlobAgreesWithReference(t *testing.T) {
 	}
 	if n < 500 {
 		t.Fatalf("only %d successful comparisons: the table lost its cases", n)
-	}
-}
-
-// writeDisplay must write exactly what workspace.Display returns.
-func TestWriteDisplayIsDisplay(t *testing.T) {
-	cases := []string{"", "a", "a/b.go", "sp ace", "~!@#$%^&*()_+{}|:\"<>?`-=[]\\;',./", "tab\there", "nl\n", "del\x7f", "\x00", "é", "日本/語.go",
-		"\u0085c1", "\xff", "a\xe2\x82", "\u200bzero-width", "\U0001F600"}
-	for c := 0; c < 256; c++ {
-		cases = append(cases, "x"+string(rune(c))+"y", "x"+string([]byte{byte(c)})+"y")
-	}
-	for _, p := range cases {
-		var b strings.Builder
-		writeDisplay(&b, p)
-		if got, want := b.String(), workspace.Display(p); got != want {
-			t.Errorf("writeDisplay(%q) = %q; Display gives %q", p, got, want)
-		}
-	}
-}
-
-// matchBase, and the suffix test glob does in line for "*<suffix>", must
-// agree with doublestar.Match on every name without '/' (a walk's names).
-func TestNameMatchBaseAgreesWithDoublestar(t *testing.T) {
-	patterns := []string{"*.go", "*_test.go", "*", "*a", "*.", "*..", "Makefile", "x*y*z", "a*", "a*a", "*a*", ".*", "*.{go,s}", "?.go", "[a-c]*.go", `\*.go`, "é*", "*é"}
-	names := []string{"", "a", "aa", ".", "..", "main.go", "main_test.go", "_test.go", ".go", "go.", "Makefile", "xyz", "xaybz", "xzy", "a.go", "b.s", "*.go", "é.go", "éx", "xé", "\xff.go", "a\xffa"}
-	for _, p := range patterns {
-		m := newNameMatch(p)
-		for _, n := range names {
-			want, _ := doublestar.Match(p, n)
-			if got := m.matchBase(n); got != want {
-				t.Errorf("matchBase(%q)(%q) = %v, doublestar.Match says %v", p, n, got, want)
-			}
-			if m.suffix && m.last != "" {
-				if got := hasSuffix(n, m.last); got != want {
-					t.Errorf("hasSuffix(%q, %q) = %v for pattern %q, doublestar.Match says %v", n, m.last, got, p, want)
-				}
-			}
-		}
 	}
 }

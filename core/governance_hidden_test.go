@@ -27,21 +27,6 @@ func TestSearchesHonourPathRules(t *testing.T) {
 		"config/prod.env":      "TOKEN=prodenv\n",
 		"my.env/readme.txt":    "TOKEN readme\n",
 	}
-	newSession := func(t *testing.T, p kernel.PermissionPolicy) *core.Session {
-		ws, err := workspace.New(memfs.New())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := workspace.Seed(ctx, ws, files); err != nil {
-			t.Fatal(err)
-		}
-		s, err := core.New(core.Options{Workspace: ws, Governance: kernel.Governance{Permission: p}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}
 	tests := []struct {
 		name       string
 		policy     kernel.PermissionPolicy
@@ -79,7 +64,7 @@ func TestSearchesHonourPathRules(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newSession(t, tc.policy)
+			s := newSession(t, kernel.Governance{Permission: tc.policy}, files)
 			res, err := s.GovernedTool(ctx, tc.tool, tc.args)
 			if err != nil {
 				t.Fatal(err)

@@ -10,8 +10,6 @@ import (
 
 	"github.com/a3s-lab/code-wasm/core"
 	"github.com/a3s-lab/code-wasm/kernel"
-	"github.com/a3s-lab/code-wasm/workspace"
-	"github.com/a3s-lab/code-wasm/workspace/memfs"
 )
 
 // holeFiles is the workspace of the red team's governance findings.
@@ -27,20 +25,9 @@ type govSession struct {
 
 func newGovSession(t *testing.T, g kernel.Governance, files map[string]string) *govSession {
 	t.Helper()
-	ctx := context.Background()
-	ws, err := workspace.New(memfs.New())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := workspace.Seed(ctx, ws, files); err != nil {
-		t.Fatal(err)
-	}
-	s, err := core.New(core.Options{Workspace: ws, Governance: g})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newSession(t, g, files)
 	sub := s.Events()
-	t.Cleanup(func() { sub.Close(); s.Close() })
+	t.Cleanup(sub.Close)
 	return &govSession{s, sub}
 }
 

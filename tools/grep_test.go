@@ -1,27 +1,37 @@
 package tools
 
 import (
-	"slices"
-
 	"fmt"
-	"github.com/bmatcuk/doublestar/v4"
 	"strings"
 	"testing"
 
 	"github.com/a3s-lab/code-wasm/kernel"
 )
 
-var searchFiles = map[string]string{
-	"main.go":           "package main\n\nfunc main() {\n\tprintln(\"Hello\")\n}\n",
-	"lib/util.go":       "package lib\n\n// TODO: tidy\nfunc Helper() int { return 1 }\nfunc other() {}\n",
-	"lib/util_test.go":  "package lib\n\nfunc TestHelper() {}\n",
-	"web/app.ts":        "export function hello() {}\n",
-	"web/view.tsx":      "export const View = () => null // hello\n",
-	"web/style.css":     "body { color: red }\n",
-	"docs/readme.md":    "Hello docs\nsecond line\nthird\nfourth hello\n",
-	"bin/blob.bin":      "hello\x00binary\n",
-	"crlf.txt":          "hello\r\nworld\r\n",
-	".hidden/secret.go": "package hidden // hello\n",
+// TestGrepRefusesHugeProgram: a pattern past linematch.MaxProgram is an
+// invalid argument naming the limit.
+func TestGrepRefusesHugeProgram(t *testing.T) {
+	res := run(t, newWS(t, map[string]string{"a.txt": "x\n"}), "grep", map[string]any{"pattern": strings.Repeat(`[a-z]{1,1000}`, 6)})
+	if kindOf(res) != "invalid_argument" || !strings.Contains(res.Output, "grep: the pattern compiles to about") {
+		t.Fatalf("grep with a huge program: %s %q", kindOf(res), res.Output)
+	}
+}
+
+// TestFoldLiteralWithoutUpperCase: ß has no upper case of its own
+// (ToUpper gives ß) yet folds to ẞ, so with -i a literal of it must not be
+// searched for as it is.
+func TestFoldLiteralWithoutUpperCase(t *testing.T) {
+	ws := newWS(t, map[string]string{"de.txt": "STRAẞE\nstraße\nstrasse\n"})
+	for _, args := range []map[string]any{
+		{"pattern": "ß", "-i": true, "output_mode": "count"},
+		{"pattern": "(?i)ß", "output_mode": "count"},
+		{"pattern": "(?i)[a-z]ß", "output_mode": "count"},
+	} {
+		res := run(t, ws, "grep", args)
+		if !strings.Contains(res.Output, "de.txt: 2 matching line(s)") {
+			t.Errorf("%v: %s", args, res.Output)
+		}
+	}
 }
 
 func TestGrep(t *testing.T) {
@@ -161,171 +171,5 @@ func TestGrepContentBounded(t *testing.T) {
 	}
 	if s := res.Metadata["search"].(map[string]any); s["matching_lines"] != 10000 || s["matching_files"] != 50 {
 		t.Fatalf("totals %v", s)
-	}
-}
-
-// TestLineMatcherAgreesWithPerLine: the literal prefilter and the case
-// folding search find exactly the lines a per-line regexp match finds.
-func TestLineMatcherAgreesWithPerLine(t *testing.T) {
-	text := "Alpha beta\nALPHA\nxalphax\n\nK kelvin \u212a\nſ long s\nend alpha"
-	for _, p := range []struct {
-		pat string
-		i   bool
-	}{{"alpha", false}, {"alpha", true}, {"ALP", true}, {"k", true}, {"s", true}, {"^$", false}, {"a$", false}, {"(al)+pha", true}, {"x.*x", false}, {"beta|end", false}, {"a{2,}", false}, {"", false}} {
-		m, err := newLineMatcher(p.pat, p.i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []int
-		m.scan([]byte(text), func(idx, _, _ int) { got = append(got, idx) })
-		var want []int
-		for i, l := range strings.Split(text, "\n") {
-			if m.re.MatchString(l) {
-				want = append(want, i)
-			}
-		}
-		if fmt.Sprint(got) != fmt.Sprint(want) || m.scan([]byte(text), nil) != len(want) {
-			t.Fatalf("%q i=%v: got %v want %v (lit %q fold %v)", p.pat, p.i, got, want, m.lit, m.fold)
-		}
-	}
-}
-
-func TestGlob(t *testing.T) {
-	ws := newWS(t, searchFiles)
-	cases := []struct {
-		name  string
-		args  map[string]any
-		kind  kernel.ErrorType
-		paths []string
-		has   string
-	}{
-		{name: "doublestar", args: map[string]any{"pattern": "**/*.go", "sort": "path"}, paths: []string{".hidden/secret.go", "lib/util.go", "lib/util_test.go", "main.go"}},
-		{name: "backend order is walk order", args: map[string]any{"pattern": "**/*.go"}, paths: []string{".hidden/secret.go", "lib/util.go", "lib/util_test.go", "main.go"}},
-		{name: "single star stays in a directory", args: map[string]any{"pattern": "*.go"}, paths: []string{"main.go"}},
-		{name: "brace set", args: map[string]any{"pattern": "web/*.{ts,tsx}"}, paths: []string{"web/app.ts", "web/view.tsx"}},
-		{name: "relative to path", args: map[string]any{"pattern": "*.go", "path": "lib"}, paths: []string{"lib/util.go", "lib/util_test.go"}},
-		{name: "literal prefix", args: map[string]any{"pattern": "docs/**"}, paths: []string{"docs/readme.md"}},
-		{name: "missing literal prefix", args: map[string]any{"pattern": "nope/**/*.go"}, paths: nil, has: "No files found matching pattern: nope/**/*.go"},
-		{name: "no match is success", args: map[string]any{"pattern": "**/*.rs"}, paths: nil, has: "No files found matching pattern: **/*.rs"},
-		{name: "limit and cursor", args: map[string]any{"pattern": "**/*", "sort": "path", "limit": 3, "cursor": "3"}, paths: []string{"docs/readme.md", "lib/util.go", "lib/util_test.go"}, has: "continue with cursor=\"6\""},
-		{name: "unknown sort", args: map[string]any{"pattern": "*", "sort": "mtime"}, kind: kernel.ErrInvalidArgument},
-		{name: "bad cursor", args: map[string]any{"pattern": "*", "cursor": "-4"}, kind: kernel.ErrInvalidArgument},
-		{name: "cursor beyond", args: map[string]any{"pattern": "*", "cursor": "99"}, kind: kernel.ErrInvalidArgument},
-		{name: "absolute pattern", args: map[string]any{"pattern": "/etc/*"}, kind: kernel.ErrInvalidArgument},
-		{name: "dotdot pattern", args: map[string]any{"pattern": "../**"}, kind: kernel.ErrInvalidArgument},
-		{name: "invalid pattern", args: map[string]any{"pattern": "[a-"}, kind: kernel.ErrInvalidArgument},
-		{name: "missing path", args: map[string]any{"pattern": "*", "path": "nope"}, kind: kernel.ErrNotFound},
-		{name: "path is a file", args: map[string]any{"pattern": "*", "path": "main.go"}, kind: kernel.ErrInvalidArgument},
-		{name: "empty pattern", args: map[string]any{"pattern": ""}, kind: kernel.ErrInvalidArgument},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			res := run(t, ws, "glob", c.args)
-			if c.kind != "" {
-				if kindOf(res) != c.kind {
-					t.Fatalf("want %s got %v %q", c.kind, res.ErrorKind, res.Output)
-				}
-				return
-			}
-			if res.ExitCode != 0 {
-				t.Fatal(res.Output)
-			}
-			got := res.Metadata["paths"].([]string)
-			if fmt.Sprint(got) != fmt.Sprint(append([]string{}, c.paths...)) {
-				t.Fatalf("paths %v want %v", got, c.paths)
-			}
-			// The output lists the same paths one per line, first.
-			lines := strings.Split(res.Output, "\n")
-			for i, p := range c.paths {
-				if lines[i] != p {
-					t.Fatalf("output line %d = %q, want %q", i, lines[i], p)
-				}
-			}
-			if c.has != "" && !strings.Contains(res.Output, c.has) {
-				t.Fatalf("output %q lacks %q", res.Output, c.has)
-			}
-		})
-	}
-}
-
-func TestGlobBackendVersusPathOrder(t *testing.T) {
-	ws := newWS(t, map[string]string{"a/b.go": "", "a.go": "", "a-b.go": ""})
-	backend := run(t, ws, "glob", map[string]any{"pattern": "**/*.go"}).Metadata["paths"]
-	byPath := run(t, ws, "glob", map[string]any{"pattern": "**/*.go", "sort": "path"}).Metadata["paths"]
-	if fmt.Sprint(byPath) != "[a-b.go a.go a/b.go]" || fmt.Sprint(backend) != "[a/b.go a-b.go a.go]" {
-		t.Fatalf("path %v backend %v", byPath, backend)
-	}
-}
-
-func TestLs(t *testing.T) {
-	files := map[string]string{"src/a.go": "12345", "src/sub/x": "", "top.txt": "hi"}
-	for i := 0; i < 12; i++ {
-		files[fmt.Sprintf("many/f%02d", i)] = "x"
-	}
-	ws := newWS(t, files)
-	cases := []struct {
-		name    string
-		args    map[string]any
-		kind    kernel.ErrorType
-		entries string
-		has     string
-	}{
-		{name: "root", args: map[string]any{}, entries: "[many:dir:0 src:dir:0 top.txt:file:2]", has: "dir           -  src/\nfile          2  top.txt\n"},
-		{name: "subdir", args: map[string]any{"path": "src"}, entries: "[a.go:file:5 sub:dir:0]"},
-		{name: "page", args: map[string]any{"path": "many", "limit": 5, "cursor": "10"}, entries: "[f10:file:1 f11:file:1]", has: "(2 of 12 entries shown, starting at item 11)"},
-		{name: "first page says how to continue", args: map[string]any{"path": "many", "limit": 5}, has: "continue with cursor=\"5\""},
-		{name: "missing", args: map[string]any{"path": "nope"}, kind: kernel.ErrNotFound},
-		{name: "file", args: map[string]any{"path": "top.txt"}, kind: kernel.ErrInvalidArgument},
-		{name: "escape", args: map[string]any{"path": ".."}, kind: kernel.ErrInvalidArgument},
-		{name: "bad cursor", args: map[string]any{"cursor": "x"}, kind: kernel.ErrInvalidArgument},
-		{name: "limit 0", args: map[string]any{"limit": 0}, kind: kernel.ErrInvalidArgument},
-		{name: "unknown", args: map[string]any{"recursive": true}, kind: kernel.ErrInvalidArgument},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			res := run(t, ws, "ls", c.args)
-			if c.kind != "" {
-				if kindOf(res) != c.kind {
-					t.Fatalf("want %s got %v %q", c.kind, res.ErrorKind, res.Output)
-				}
-				return
-			}
-			if c.entries != "" {
-				var got []string
-				for _, e := range res.Metadata["entries"].([]map[string]any) {
-					got = append(got, fmt.Sprintf("%v:%v:%v", e["name"], e["kind"], e["size"]))
-				}
-				if "["+strings.Join(got, " ")+"]" != c.entries {
-					t.Fatalf("entries %v want %s", got, c.entries)
-				}
-			}
-			if c.has != "" && !strings.Contains(res.Output, c.has) {
-				t.Fatalf("output %q lacks %q", res.Output, c.has)
-			}
-		})
-	}
-}
-
-// TestGlobBaseNameFastPath: "**/<name>" answered from the base name agrees
-// with doublestar on the full path.
-func TestGlobBaseNameFastPath(t *testing.T) {
-	paths := []string{"a.go", "x/a.go", "x/y/z.go", ".h/a.go", "x/.a.go", "a.ts", "x/b.tsx", "x/y/c_test.go", "go", "x/go"}
-	files := map[string]string{}
-	for _, p := range paths {
-		files[p] = ""
-	}
-	ws := newWS(t, files)
-	for _, pat := range []string{"**/*.go", "**/*.{ts,tsx}", "**/*_test.go", "**/a.*", "**/go", "**/[a-b].*", "**/?.go"} {
-		got := run(t, ws, "glob", map[string]any{"pattern": pat, "sort": "path"}).Metadata["paths"].([]string)
-		var want []string
-		for _, p := range paths {
-			if ok, _ := doublestar.Match(pat, p); ok {
-				want = append(want, p)
-			}
-		}
-		slices.Sort(want)
-		if fmt.Sprint(got) != fmt.Sprint(append([]string{}, want...)) {
-			t.Fatalf("%s: got %v want %v", pat, got, want)
-		}
 	}
 }

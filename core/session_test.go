@@ -1,6 +1,6 @@
 //go:build !js
 
-package kernel_test
+package core_test
 
 import (
 	"context"
@@ -10,30 +10,9 @@ import (
 	"time"
 
 	"github.com/a3s-lab/code-wasm/core"
+	"github.com/a3s-lab/code-wasm/internal/testkit"
 	"github.com/a3s-lab/code-wasm/kernel"
-	"github.com/a3s-lab/code-wasm/workspace"
-	"github.com/a3s-lab/code-wasm/workspace/memfs"
 )
-
-// newSession is a core session over a memory workspace holding files.
-func newSession(t *testing.T, g kernel.Governance, files map[string]string) *core.Session {
-	t.Helper()
-	ws, err := workspace.New(memfs.New())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for n, c := range files {
-		if _, err := ws.WriteFile(context.Background(), n, []byte(c)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s, err := core.New(core.Options{Workspace: ws, Governance: g})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	return s
-}
 
 // TestGovernedProgramChildPaths: a governed program's ctx.tool('read',
 // {files: [...]}) is a nested invocation whose every path the deny rule
@@ -142,7 +121,7 @@ func TestGovernedDefaults(t *testing.T) {
 	ctx := context.Background()
 	s := newSession(t, kernel.Governance{}, map[string]string{"a.txt": "a\n"})
 	res, err := s.GovernedTool(ctx, "write", map[string]any{"file_path": "a.txt", "content": "b\n"})
-	if err != nil || kindOf(res) != kernel.ErrHookDenied || !strings.Contains(res.Output, "no confirmation manager") {
+	if err != nil || testkit.KindOf(res) != kernel.ErrHookDenied || !strings.Contains(res.Output, "no confirmation manager") {
 		t.Fatalf("%v %+v", err, res)
 	}
 	if res, _ := s.Tool(ctx, "read", map[string]any{"file_path": "a.txt"}); !strings.Contains(res.Output, "a") || res.ExitCode != 0 {

@@ -1,4 +1,4 @@
-package tools
+package globmatch
 
 import (
 	"context"
@@ -8,10 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a3s-lab/code-wasm/tools/internal/work"
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// compileGlob expands braces up front; the expansion must match exactly
+// Compile expands braces up front; the expansion must match exactly
 // the names doublestar.Match matches, on random patterns built from every
 // piece of the syntax (nested and sequential braces, empty alternatives,
 // classes holding ',' '{' '}', '*', '**', '?', '/') and random names.
@@ -55,12 +56,12 @@ func TestCompileGlobAgreesWithDoublestar(t *testing.T) {
 		if !doublestar.ValidatePattern(p) {
 			t.Fatalf("generated an invalid pattern %q", p)
 		}
-		g, err := compileGlob(p)
+		g, err := Compile(p)
 		if err != nil {
 			if strings.Contains(err.Error(), "the limit is") {
 				continue // a generated pattern past a limit (rare)
 			}
-			t.Fatalf("compileGlob(%q): %v", p, err)
+			t.Fatalf("Compile(%q): %v", p, err)
 		}
 		alts := substitute(p)
 		for _, name := range names {
@@ -69,8 +70,8 @@ func TestCompileGlobAgreesWithDoublestar(t *testing.T) {
 				ok, _ := doublestar.Match(a, name)
 				want = want || ok
 			}
-			if got := g.match(name); got != want {
-				t.Fatalf("compileGlob(%q).match(%q) = %v, doublestar.Match on its expansions says %v (alternatives %v)", p, name, got, want, altsOf(g))
+			if got := g.Match(name); got != want {
+				t.Fatalf("Compile(%q).match(%q) = %v, doublestar.Match on its expansions says %v (alternatives %v)", p, name, got, want, altsOf(g))
 			}
 			if direct, _ := doublestar.Match(p, name); direct != want {
 				if direct {
@@ -91,12 +92,12 @@ func TestCompileGlobAgreesWithDoublestar(t *testing.T) {
 
 // substitute expands braces the way doublestar.Match treats them (the
 // first '{' replaced by each of its alternatives in turn, recursively),
-// written independently of compileGlob. doublestar.Match itself differs
+// written independently of Compile. doublestar.Match itself differs
 // from its own expansion in one corner: when the name runs out, the rest
 // of the pattern counts as empty only if it is literally "*", "**", "/**"
 // and the like, or starts with '{', so `a*{,b}` does not match "a" though
 // its expansion `a*` does. A brace is a set of alternatives (bash, and
-// glob's description), so compileGlob follows the expansion.
+// glob's description), so Compile follows the expansion.
 func substitute(p string) []string {
 	open := -1
 	for i := 0; i < len(p) && open < 0; i++ {
@@ -136,7 +137,7 @@ func substitute(p string) []string {
 	}
 }
 
-func altsOf(g *globPattern) []string {
+func altsOf(g *Pattern) []string {
 	var out []string
 	for _, m := range g.alts {
 		out = append(out, m.pattern)
@@ -163,8 +164,8 @@ func TestCompileGlobLimits(t *testing.T) {
 	}
 	for _, c := range refused {
 		t.Run(c.name, func(t *testing.T) {
-			if _, err := compileGlob(c.pattern); err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("compileGlob: %v; want an error saying %q", err, c.want)
+			if _, err := Compile(c.pattern); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Compile: %v; want an error saying %q", err, c.want)
 			}
 		})
 	}
@@ -178,12 +179,12 @@ func TestCompileGlobLimits(t *testing.T) {
 	name := strings.Repeat("a", 200) + "/" + strings.Repeat("ab", 100)
 	for _, p := range accepted {
 		t.Run(fmt.Sprintf("%.40s", p), func(t *testing.T) {
-			g, err := compileGlob(p)
+			g, err := Compile(p)
 			if err != nil {
-				t.Fatalf("compileGlob: %v", err)
+				t.Fatalf("Compile: %v", err)
 			}
 			start := time.Now()
-			want := g.match(name)
+			want := g.Match(name)
 			// A bound with room on a machine 3x as busy: doublestar on the
 			// unexpanded sequential patterns takes minutes.
 			if d := time.Since(start); d > 5*time.Second {
@@ -191,14 +192,62 @@ func TestCompileGlobLimits(t *testing.T) {
 			}
 			// The metered match agrees, and stops inside one name's
 			// alternatives once its context is done.
-			if got, err := g.matchIn(newWork(context.Background()), name, false); got != want || err != nil {
+			if got, err := g.MatchIn(work.New(context.Background()), name, false); got != want || err != nil {
 				t.Fatalf("matchIn = %v, %v; match = %v", got, err, want)
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
-			if _, err := g.matchIn(newWork(ctx), strings.Repeat("b", 4000), false); len(g.alts) >= 64 && err == nil {
+			if _, err := g.MatchIn(work.New(ctx), strings.Repeat("b", 4000), false); len(g.alts) >= 64 && err == nil {
 				t.Fatalf("%d alternatives against a long name, context done: no error", len(g.alts))
 			}
 		})
+	}
+}
+
+// A compiled glob (braces expanded, each alternative on the fast path
+// where it can be) must agree with doublestar.Match, its oracle, on every
+// pattern and name: the fast path is an optimisation, not a new syntax.
+func TestNameMatcherAgreesWithDoublestar(t *testing.T) {
+	patterns := []string{
+		"*.go", "*_test.go", "Makefile", "*", "x*y*z", "a*a", "*a*", "go.*", ".*", "*.",
+		"ab*ba", "a**b", "*.{go,s}", "?.go", "[a-c]*.go", `\*.go`, "*,x", "!x*", "é*", "*.GO",
+	}
+	names := []string{
+		"", "a", "aa", "aba", "main.go", "main_test.go", "_test.go", ".go", "go.mod", "go.", ".",
+		"Makefile", "makefile", "xyz", "xaybz", "xzy", "ab", "aba", "abba", "abxba", "abxb",
+		"a.go", "b.s", "x.GO", "*.go", "\xff.go", "é.go", "éx", ",x", "!xy", "a/b.go", "dir/",
+	}
+	for _, p := range patterns {
+		g, err := Compile(p)
+		if err != nil {
+			t.Fatalf("Compile(%q): %v", p, err)
+		}
+		for _, n := range names {
+			want, _ := doublestar.Match(p, n)
+			if got := g.Match(n); got != want {
+				t.Errorf("Compile(%q).match(%q) = %v, doublestar.Match says %v", p, n, got, want)
+			}
+		}
+	}
+}
+
+// matchBase, and the suffix test glob does in line for "*<suffix>", must
+// agree with doublestar.Match on every name without '/' (a walk's names).
+func TestNameMatchBaseAgreesWithDoublestar(t *testing.T) {
+	patterns := []string{"*.go", "*_test.go", "*", "*a", "*.", "*..", "Makefile", "x*y*z", "a*", "a*a", "*a*", ".*", "*.{go,s}", "?.go", "[a-c]*.go", `\*.go`, "é*", "*é"}
+	names := []string{"", "a", "aa", ".", "..", "main.go", "main_test.go", "_test.go", ".go", "go.", "Makefile", "xyz", "xaybz", "xzy", "a.go", "b.s", "*.go", "é.go", "éx", "xé", "\xff.go", "a\xffa"}
+	for _, p := range patterns {
+		m := newNameMatch(p)
+		for _, n := range names {
+			want, _ := doublestar.Match(p, n)
+			if got := m.matchBase(n); got != want {
+				t.Errorf("matchBase(%q)(%q) = %v, doublestar.Match says %v", p, n, got, want)
+			}
+			if m.suffix && m.last != "" {
+				if got := hasSuffix(n, m.last); got != want {
+					t.Errorf("hasSuffix(%q, %q) = %v for pattern %q, doublestar.Match says %v", n, m.last, got, p, want)
+				}
+			}
+		}
 	}
 }

@@ -128,3 +128,85 @@ func TestEveryPackageHasDocGo(t *testing.T) {
 		}
 	}
 }
+
+// The package comment is doc.go's alone: a second one in another file
+// (go doc joins them) drifts from it. A generator (//go:build ignore) is
+// a program of its own and keeps its comment.
+func TestPackageCommentOnlyInDocGo(t *testing.T) {
+	root := moduleRoot(t)
+	fset := token.NewFileSet()
+	for _, p := range goFiles(t, root) {
+		if filepath.Base(p) == "doc.go" || strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.PackageClauseOnly|parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Doc != nil && !ignored(f) {
+			rel, _ := filepath.Rel(root, p)
+			t.Errorf("%s has a package comment; it belongs in doc.go", rel)
+		}
+	}
+}
+
+// ignored reports whether f is built only under the tag "ignore".
+func ignored(f *ast.File) bool {
+	for _, g := range f.Comments {
+		for _, c := range g.List {
+			if expr, err := constraint.Parse(c.Text); err == nil {
+				return !expr.Eval(func(tag string) bool { return tag != "ignore" })
+			}
+		}
+	}
+	return false
+}
+
+// maxAnswer is how long one RATIONALE answer may be without a table: the
+// decision, the figure behind it and the command (STYLE.md).
+const maxAnswer = 1536
+
+// Every answer of a RATIONALE.md (the root's and the subsystems') is
+// under maxAnswer bytes unless it holds a table; a `##` topic's own text
+// (before its first `###`) counts as one answer.
+func TestRationaleAnswersShort(t *testing.T) {
+	root := moduleRoot(t)
+	files, _ := filepath.Glob(filepath.Join(root, "RATIONALE.md"))
+	more, _ := filepath.Glob(filepath.Join(root, "*", "*", "RATIONALE.md"))
+	some, _ := filepath.Glob(filepath.Join(root, "*", "RATIONALE.md"))
+	files = append(append(files, some...), more...)
+	if len(files) == 0 {
+		t.Fatal("no RATIONALE.md found")
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, f)
+		heading, body := "", []string{}
+		check := func() {
+			text := strings.TrimSpace(strings.Join(body, "\n"))
+			table := false
+			for _, l := range body {
+				table = table || strings.HasPrefix(l, "|")
+			}
+			if heading != "" && len(text) > maxAnswer && !table {
+				t.Errorf("%s: %q is %d bytes and holds no table; the limit is %d", rel, heading, len(text), maxAnswer)
+			}
+		}
+		fence := false
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "```") {
+				fence = !fence
+			}
+			if !fence && (strings.HasPrefix(l, "## ") || strings.HasPrefix(l, "### ")) {
+				check()
+				heading, body = l, body[:0]
+				continue
+			}
+			body = append(body, l)
+		}
+		check()
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/a3s-lab/code-wasm/kernel"
 )
 
 // Small assertion helpers (the module keeps testify out of its graph).
@@ -88,4 +90,8 @@ func eventually(t *testing.T, cond func() bool, within, tick time.Duration) {
 		}
 		time.Sleep(tick)
 	}
+}
+
+func eventOf(typ string, p map[string]any) kernel.Event {
+	return kernel.Event{Version: 1, Type: typ, Payload: p}
 }
