@@ -538,8 +538,7 @@ func (s *partials) feed(frag string) {
 	if s.p.Feed(frag) != nil {
 		return
 	}
-	now := time.Now()
-	if !s.last.IsZero() && now.Sub(s.last) < genPartialInterval {
+	if !s.last.IsZero() && time.Since(s.last) < genPartialInterval {
 		return
 	}
 	v, ok := s.p.Value()
@@ -555,8 +554,11 @@ func (s *partials) feed(frag string) {
 	if err != nil || bytes.Equal(enc, s.sent) {
 		return
 	}
-	s.sent, s.last = enc, now
+	s.sent = enc
 	s.emit(partialDelta(enc, false, nil))
+	// The interval runs from when the delta went out (its event's stamp
+	// was taken inside emit), so stamps too are at least an interval apart.
+	s.last = time.Now()
 }
 
 // partialDelta is a tool_output_delta's text: {object_partial, final} or,
