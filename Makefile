@@ -98,3 +98,11 @@ LLM_WASM_TEST_PKGS := ./llm/... ./internal/fetch
 test-wasm: test-wasm-llm
 test-wasm-llm:
 	$(GO) run ./llm/llmtest/cmd/llmtestserver -- env PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 $(LLM_WASM_TEST_PKGS)
+
+# --- generate_object (tools/generate_object.go; issue 13) ---
+# Its scripted-server tests under js/wasm, with the helper server (the
+# tools tier's plain run skips them: LLMTEST_URL is unset there).
+.PHONY: test-wasm-genobj
+test-wasm: test-wasm-genobj
+test-wasm-genobj:
+	$(GO) run ./llm/llmtest/cmd/llmtestserver -- env PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 -run GenerateObject ./tools/
