@@ -69,7 +69,7 @@ func eachProvider(t *testing.T, f func(t *testing.T, provider string)) {
 func TestGenerateObjectServerRepairs(t *testing.T) {
 	eachProvider(t, func(t *testing.T, provider string) {
 		g, remote, l := scripted(t, provider, 0,
-			emit("person", 0, `{"name": "Ada", `, `"age": `),       // not JSON
+			emit("person", 0, `{"name": "Ada", `, `"age": `),      // not JSON
 			emit("person", 0, `{"name": "Ada", "age": "thirty"}`), // schema-invalid
 			emit("person", 0, `{"name": "Ada", "age": 36}`))
 		res := g.call(t, context.Background(), map[string]any{"schema": personSchema, "prompt": "Ada is 36.", "schema_name": "person"})
