@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -337,7 +338,10 @@ func (p *genPlan) judge(t *llm.Turn) genOutcome {
 	if p.mode == "tool" && len(t.Message.ToolCalls) > 0 {
 		sources = append(sources, t.Message.ToolCalls[0].Arguments)
 	}
-	sources = append(sources, t.Message.Text, t.Reasoning)
+	return p.judgeSources(append(sources, t.Message.Text, t.Reasoning)...)
+}
+
+func (p *genPlan) judgeSources(sources ...string) genOutcome {
 	var first *genOutcome
 	var failed genOutcome
 	for _, src := range sources {
@@ -520,8 +524,9 @@ func prefix(s string, n int) string {
 type partials struct {
 	tool    bool // tool mode: the first call's arguments; else the text
 	p       llm.PartialJSON
+	buf     []byte       // what p was fed
+	emit    func(string) // nil: no partial deltas (repair rounds)
 	wrapKey string
-	emit    func(string)
 	started bool
 	last    time.Time
 	sent    []byte
@@ -535,7 +540,8 @@ func (s *partials) feed(frag string) {
 		}
 		frag, s.started = frag[i:], true
 	}
-	if s.p.Feed(frag) != nil {
+	s.buf = append(s.buf, frag...)
+	if s.p.Feed(frag) != nil || s.emit == nil {
 		return
 	}
 	if !s.last.IsZero() && time.Since(s.last) < genPartialInterval {
@@ -584,28 +590,56 @@ type genFailure struct {
 	kind *kernel.ErrorKind
 }
 
-// round streams one request and assembles the turn, feeding s (if any).
-func (g *GenerateObject) round(ctx context.Context, req llm.Request, s *partials) (llm.Turn, error) {
-	var t llm.Turn
-	for c, err := range g.client.Stream(ctx, req) {
+// genDoneGrace: once the streamed object is complete and schema-valid,
+// how long the stream may take to finish before it is cut and the object
+// accepted (some compatible servers never end their stream).
+const genDoneGrace = 250 * time.Millisecond
+
+// round streams one request and assembles the turn, feeding s. When the
+// stream does not finish within genDoneGrace of completing a valid
+// object, it is cut and that object is the round's outcome (graced).
+func (g *GenerateObject) round(ctx context.Context, p *genPlan, req llm.Request, s *partials) (t llm.Turn, graced *genOutcome, err error) {
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var timer *time.Timer
+	var cut atomic.Bool
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for c, err := range g.client.Stream(rctx, req) {
 		if err != nil {
-			return t, err
+			if cut.Load() {
+				break
+			}
+			return t, nil, err
 		}
 		if err := t.Add(c); err != nil {
-			return t, err
+			return t, nil, err
 		}
 		switch {
-		case s == nil:
 		case s.tool && c.Type == llm.ToolCallDelta && c.Index == 0:
 			s.feed(c.Fragment)
 		case !s.tool && c.Type == llm.TextDelta:
 			s.feed(c.Text)
+		default:
+			continue
+		}
+		if timer == nil && s.p.Complete() {
+			if o := p.judgeSources(string(s.buf)); o.object != nil {
+				timer = time.AfterFunc(genDoneGrace, func() { cut.Store(true); cancel() })
+			}
 		}
 	}
-	if !t.Finished {
-		return t, kernel.Errorf(kernel.ErrTransport, "the model's stream ended without finishing")
+	if cut.Load() && ctx.Err() == nil {
+		o := p.judgeSources(string(s.buf))
+		return t, &o, nil
 	}
-	return t, nil
+	if !t.Finished {
+		return t, nil, kernel.Errorf(kernel.ErrTransport, "the model's stream ended without finishing")
+	}
+	return t, nil, nil
 }
 
 func (g *GenerateObject) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, error) {
@@ -633,16 +667,21 @@ func (g *GenerateObject) Execute(ctx context.Context, call *kernel.Call) (*kerne
 	msgs := req.Messages
 	for round := 0; ; round++ {
 		req.Messages = msgs
-		var s *partials
+		s := &partials{tool: p.mode == "tool", wrapKey: p.wrapKey}
 		if round == 0 { // only the first round streams partials, as upstream
-			s = &partials{tool: p.mode == "tool", wrapKey: p.wrapKey, emit: call.Emit}
+			s.emit = call.Emit
 		}
-		t, err := g.round(tctx, req, s)
+		t, graced, err := g.round(tctx, p, req, s)
 		usage = usage.Add(t.Usage)
 		if err != nil {
 			return p.failed(p.stopped(ctx, tctx, err), adm), nil
 		}
-		o := p.judge(&t)
+		var o genOutcome
+		if graced != nil {
+			o = *graced
+		} else {
+			o = p.judge(&t)
+		}
 		if o.object != nil {
 			call.Emit(partialDelta(o.object, true, map[string]any{"mode_used": p.mode, "repair_rounds": round}))
 			return p.succeeded(o, round, usage, adm), nil

@@ -209,3 +209,24 @@ func TestGenerateObjectServerFailureKinds(t *testing.T) {
 		}
 	})
 }
+
+func TestGenerateObjectServerThatNeverFinishes(t *testing.T) {
+	eachProvider(t, func(t *testing.T, provider string) {
+		// The object completes, then the stream stays open and silent.
+		g, remote, l := scripted(t, provider, 0, llmtest.Reply{End: "stall", Events: []llmtest.Event{
+			llmtest.Tool(0, "call_1", "emit_result"), llmtest.Args(0, `{"name": "Ada",`), llmtest.Args(0, ` "age": 36}`)}})
+		start := time.Now()
+		res := g.call(t, context.Background(), map[string]any{"schema": personSchema, "prompt": "p"})
+		if res.ExitCode != 0 || !strings.HasPrefix(res.Output, `{"object":{"name":"Ada","age":36},"repair_rounds":0`) {
+			t.Fatalf("exit %d: %s", res.ExitCode, res.Output)
+		}
+		// Accepted after the 250 ms grace, long before the client's 10 s
+		// silence timeout.
+		if d := time.Since(start); d < 250*time.Millisecond || d > 5*time.Second {
+			t.Errorf("accepted after %v", d)
+		}
+		if lg := serverLog(t, remote, l, 1); len(lg.Requests) != 1 || lg.Disconnects != 1 {
+			t.Errorf("%d requests, %d disconnects", len(lg.Requests), lg.Disconnects)
+		}
+	})
+}
