@@ -412,3 +412,43 @@ func TestGenerateObjectTimeoutExcludesQueueWait(t *testing.T) {
 		t.Errorf("admission %v", adm)
 	}
 }
+
+// FuzzGenerateObjectAnswer judges arbitrary model answers: no panic, and an
+// accepted object is one JSON value the schema accepts.
+func FuzzGenerateObjectAnswer(f *testing.F) {
+	for _, s := range []string{`{"name":"a","age":1}`, "```json\n{\"name\":\"a\",\"age\":1}\n```", `x {"a": "}"} y [1]`,
+		`{"value": 3}`, `[{"name":"a","age":1}]`, `{"name": "a", "age": `, `"\"{"`} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	g := NewGenerateObject(&goClient{})
+	person, _ := json.Marshal(map[string]any{"schema": personSchema, "prompt": "p"})
+	number, _ := json.Marshal(map[string]any{"schema": map[string]any{"type": "integer"}, "prompt": "p"})
+	pp, err := g.plan(person)
+	if err != nil {
+		f.Fatal(err)
+	}
+	np, err := g.plan(number)
+	if err != nil || np.wrapKey != "value" {
+		f.Fatal(err, np.wrapKey)
+	}
+	f.Fuzz(func(t *testing.T, answer string, scalar bool) {
+		p := pp
+		if scalar {
+			p = np
+		}
+		o := p.judgeSources(answer)
+		if o.object == nil {
+			return
+		}
+		var v any
+		dec := json.NewDecoder(strings.NewReader(string(o.object)))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil || dec.More() {
+			t.Fatalf("accepted %q: %v", o.object, err)
+		}
+		if errs := p.schema.Validate(v); errs != nil {
+			t.Fatalf("accepted %s: %v", o.object, errs)
+		}
+	})
+}
