@@ -192,7 +192,7 @@ func TestGenerateObjectBadArgumentsMakeNoRequest(t *testing.T) {
 			client := &goClient{}
 			res := newGenKernel(t, client).call(t, context.Background(), c.args)
 			if res.ExitCode == 0 || res.ErrorKind == nil || res.ErrorKind.Type != kernel.ErrInvalidArgument || !strings.Contains(res.Output, c.want) {
-				t.Errorf("got exit %d kind %+v: %s", res.ExitCode, res.ErrorKind, clipText(res.Output, 300))
+				t.Errorf("got exit %d kind %+v: %s", res.ExitCode, res.ErrorKind, genClip(res.Output, 300))
 			}
 			if n := len(client.requests()); n != 0 {
 				t.Errorf("%d requests made", n)
@@ -356,12 +356,12 @@ func TestGenerateObjectStreamsThrottledPartials(t *testing.T) {
 	var last map[string]any
 	_ = json.Unmarshal([]byte(texts[len(texts)-1]), &last)
 	got = last["object_partial"]
-	if b1, _ := json.Marshal(got); string(b1) != mustJSON(want) {
+	if b1, _ := json.Marshal(got); string(b1) != genJSON(want) {
 		t.Errorf("final delta object %s", b1)
 	}
 }
 
-func mustJSON(v any) string {
+func genJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
