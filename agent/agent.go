@@ -155,6 +155,7 @@ func (r *run) loop(ctx context.Context) error {
 			r.ev(EventTurnEnd, map[string]any{"turn": turn, "usage": usageMap(usage)})
 			return nil
 		}
+		r.res.ToolCallsCount += len(a.ToolCalls)
 		if rounds++; rounds > r.cfg.MaxToolRounds {
 			return &Error{kind: errkind.PartialFailure, Message: fmt.Sprintf("Max tool rounds (%d) exceeded: the model kept calling tools", r.cfg.MaxToolRounds)}
 		}
@@ -268,7 +269,6 @@ type plan struct {
 // transcript that answers an id twice); an empty id gets a synthetic one
 // so the refusal can be answered.
 func (r *run) plan(calls []llm.ToolCall) []*plan {
-	r.res.ToolCallsCount += len(calls)
 	count := map[string]int{}
 	for _, c := range calls {
 		count[c.ID]++

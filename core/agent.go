@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
@@ -84,6 +85,17 @@ func (s *Session) Stream(ctx context.Context, prompt string, history []llm.Messa
 	return sub, nil
 }
 
+type runIDKey struct{}
+
+// WithRunID makes Send and Stream called with the returned context use id
+// as the run's id (the invocationId of its events, the parentId of its
+// calls' events) instead of one the session chooses: for a host that picks
+// a run's events out of the session's stream itself. The caller keeps ids
+// unique; the session's own are run-N.
+func WithRunID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, runIDKey{}, id)
+}
+
 // start registers a run: its id, a context that session close cancels,
 // and the function that ends the registration.
 func (a *agents) start(ctx context.Context) (context.Context, string, func(), error) {
@@ -100,7 +112,11 @@ func (a *agents) start(ctx context.Context) (context.Context, string, func(), er
 	ctx, cancel := context.WithCancel(ctx)
 	a.cancels[n] = cancel
 	a.wg.Add(1)
-	return ctx, "run-" + strconv.Itoa(n), func() {
+	id, _ := ctx.Value(runIDKey{}).(string)
+	if id == "" {
+		id = "run-" + strconv.Itoa(n)
+	}
+	return ctx, id, func() {
 		cancel()
 		a.mu.Lock()
 		delete(a.cancels, n)
@@ -165,4 +181,24 @@ func (b *Bus) subscribeRun(id string) *Subscription {
 		return false, false
 	}
 	return s
+}
+
+// ToolsFor lists the session's tools in a provider's `tools` format
+// ("openai" or "anthropic"; strict: OpenAI's strict-mode variant), for
+// apps that run their own model loop (agent.ToolsFor).
+func (s *Session) ToolsFor(provider string, strict bool) ([]any, error) {
+	return agent.ToolsFor(s.reg, provider, strict)
+}
+
+// RunToolCall runs one tool call exactly as a provider sent it (an OpenAI
+// tool call or an Anthropic tool_use block), governed as GovernedTool
+// runs a call, and returns the provider's tool-result message and the
+// result (agent.RunToolCall). A call of neither shape is an error naming
+// what is wrong; what the model got wrong is a failed tool result.
+func (s *Session) RunToolCall(ctx context.Context, call json.RawMessage) (any, *kernel.Result, error) {
+	p, err := agent.ParseCall(call)
+	if err != nil {
+		return nil, nil, err
+	}
+	return agent.RunToolCall(ctx, s.k, p)
 }
