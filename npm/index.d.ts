@@ -111,7 +111,7 @@ export interface Artifact {
  */
 export interface AgentEvent {
   version: 1;
-  /** tool_request_bound, tool_execution_start, tool_output_delta, tool_end, permission_denied, confirmation_required, confirmation_received, confirmation_timeout, budget_threshold_hit, error, … */
+  /** tool_request_bound, tool_execution_start, tool_output_delta, tool_end, permission_denied, confirmation_required, confirmation_received, confirmation_timeout, budget_threshold_hit, error; of an agent run: agent_start, turn_start, text_delta, reasoning_delta, tool_start, tool_input_delta, turn_end, agent_end. … */
   type: string;
   /** Upstream's snake_case payload, e.g. {id, name, output, exit_code} for tool_end. */
   payload: Record<string, any>;
@@ -123,7 +123,7 @@ export interface AgentEvent {
   toolName?: string;
   /** payload.id or payload.tool_id (else the invocation id). */
   toolId?: string;
-  /** The delta of tool_output_delta, the output of tool_end, the reason of permission_denied, the message of error. */
+  /** The delta of tool_output_delta and tool_input_delta, the text of text_delta, reasoning_delta and agent_end, the output of tool_end, the reason of permission_denied, the message of error. */
   text?: string;
   /** payload.exit_code of tool_end. */
   exitCode?: number;
