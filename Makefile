@@ -88,3 +88,13 @@ bench: build
 
 clean:
 	rm -rf $(WASM) $(WASM_EXEC) build .cache
+
+# --- LLM providers (llm/, internal/fetch; issue 13) ---
+# Their tests need the scripted provider server; a wasm instance cannot
+# listen, so the helper binary serves it and runs the js/wasm tests with
+# LLMTEST_URL set (natively the tests start it in-process).
+LLM_WASM_TEST_PKGS := ./llm/... ./internal/fetch
+.PHONY: test-wasm-llm
+test-wasm: test-wasm-llm
+test-wasm-llm:
+	$(GO) run ./llm/llmtest/cmd/llmtestserver -- env PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 $(LLM_WASM_TEST_PKGS)

@@ -24,7 +24,10 @@
 //	{"type":"tool_call_end","index":0}
 //	{"type":"finish","stopReason":"tool_use","usage":{"promptTokens":12,"completionTokens":7,"totalTokens":19}}
 //
-// index numbers the turn's tool calls from 0; stopReason is one of "stop",
-// "tool_use", "max_tokens", "content_filter", "other"; usage may be omitted
-// (zero). A stream that ends without "finish" is a transport error.
+// index numbers the turn's tool calls from 0 (absent means 0), in the
+// order they start; a call's fragments concatenate to its arguments' JSON
+// text. stopReason is one of "stop", "tool_use", "max_tokens",
+// "content_filter", "other"; usage may be omitted (zero). The order is
+// checked (Turn.Add): a delta or end of a call that did not start, or a
+// stream that ends without "finish", is a transport error.
 package llm

@@ -196,9 +196,9 @@ func New(cfg Config) (Client, error) {
 	}
 	switch c.Provider {
 	case "openai":
-		return &openAI{cfg: c}, nil
+		return &openAI{transport{c}}, nil
 	default:
-		return &anthropic{cfg: c}, nil
+		return &anthropic{transport{c}}, nil
 	}
 }
 
@@ -275,6 +275,7 @@ type Error struct {
 	RetryAfter time.Duration
 	// Attempts is how many requests were sent.
 	Attempts int
+	hinted   bool // RetryAfter came from the server
 	err      error
 }
 

@@ -1,0 +1,52 @@
+package fetch
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Request is one HTTP request.
+type Request struct {
+	Method string // "" means GET
+	URL    string
+	Header map[string]string
+	Body   []byte
+}
+
+// Response is the answer's head and its streaming body. The caller closes
+// Body; a read after the request's context ended fails with an error
+// wrapping the context's error.
+type Response struct {
+	Status int
+	// Header maps lower-case names to values (repeated fields joined with
+	// ", ").
+	Header map[string]string
+	Body   io.ReadCloser
+}
+
+// Do sends req and returns once the response headers arrived. An error is
+// a network failure, or wraps ctx's error (errors.Is(err,
+// context.Canceled) or context.DeadlineExceeded) when ctx ended first.
+func Do(ctx context.Context, req *Request) (*Response, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", req.URL, err)
+	}
+	method := req.Method
+	if method == "" {
+		method = "GET"
+	}
+	if !strings.HasPrefix(req.URL, "http://") && !strings.HasPrefix(req.URL, "https://") && !strings.HasPrefix(req.URL, "/") {
+		return nil, fmt.Errorf("fetch %q: not an http(s) URL", req.URL)
+	}
+	return do(ctx, method, req)
+}
+
+// ctxErr wraps the error of ctx if it ended, else err.
+func ctxErr(ctx context.Context, op string, err error) error {
+	if ce := ctx.Err(); ce != nil {
+		return fmt.Errorf("%s: %w", op, ce)
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}

@@ -1,0 +1,139 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"syscall/js"
+
+	"github.com/a3s-lab/code-wasm/internal/jsbridge"
+)
+
+// do calls the global fetch with an AbortController that ctx aborts. It
+// runs on a goroutine and only waits on promises through jsbridge.Await,
+// never blocking a js.FuncOf callback.
+func do(ctx context.Context, method string, req *Request) (*Response, error) {
+	op := "fetch " + req.URL
+	ac := js.Global().Get("AbortController").New()
+	stop := context.AfterFunc(ctx, func() { ac.Call("abort") })
+	headers := js.Global().Get("Object").New()
+	for k, v := range req.Header {
+		headers.Set(k, v)
+	}
+	init := js.Global().Get("Object").New()
+	init.Set("method", method)
+	init.Set("headers", headers)
+	init.Set("signal", ac.Get("signal"))
+	if req.Body != nil {
+		b := js.Global().Get("Uint8Array").New(len(req.Body))
+		js.CopyBytesToJS(b, req.Body)
+		init.Set("body", b)
+	}
+	var p js.Value
+	if err := call(func() { p = js.Global().Call("fetch", req.URL, init) }); err != nil {
+		stop()
+		return nil, ctxErr(ctx, op, err)
+	}
+	res, err := jsbridge.Await(ctx, p)
+	if err != nil {
+		stop()
+		return nil, ctxErr(ctx, op, err)
+	}
+	h := map[string]string{}
+	var each js.Func
+	each = js.FuncOf(func(this js.Value, args []js.Value) any {
+		h[strings.ToLower(args[1].String())] = args[0].String()
+		return nil
+	})
+	res.Get("headers").Call("forEach", each)
+	each.Release()
+	b := &body{ctx: ctx, ac: ac, stop: stop}
+	if rb := res.Get("body"); rb.Truthy() {
+		b.reader = rb.Call("getReader")
+	}
+	return &Response{Status: res.Get("status").Int(), Header: h, Body: b}, nil
+}
+
+// body reads a ReadableStream through its reader, one chunk per promise.
+type body struct {
+	ctx    context.Context
+	ac     js.Value
+	stop   func() bool
+	reader js.Value // undefined for a response without a body
+	buf    []byte   // the unread rest of the last chunk
+	store  []byte   // buf's backing array, reused across chunks
+	err    error
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	for len(b.buf) == 0 {
+		if b.err != nil {
+			return 0, b.err
+		}
+		if b.reader.IsUndefined() {
+			b.err = io.EOF
+			continue
+		}
+		r, err := jsbridge.Await(b.ctx, b.reader.Call("read"))
+		if err != nil {
+			b.err = ctxErr(b.ctx, "fetch body", err)
+			continue
+		}
+		if r.Get("done").Bool() {
+			b.err = io.EOF
+			continue
+		}
+		v := r.Get("value")
+		n := v.Get("byteLength").Int()
+		if cap(b.store) < n {
+			b.store = make([]byte, n)
+		}
+		b.buf = b.store[:n]
+		js.CopyBytesToGo(b.buf, v)
+	}
+	n := copy(p, b.buf)
+	b.buf = b.buf[n:]
+	return n, nil
+}
+
+// Close cancels the rest of the body and aborts the request.
+func (b *body) Close() error {
+	if b.err == nil {
+		b.err = errors.New("fetch body: read after close")
+	}
+	b.stop()
+	if !b.reader.IsUndefined() {
+		b.reader.Call("cancel").Call("catch", ignore())
+	}
+	b.ac.Call("abort")
+	return nil
+}
+
+var (
+	ignoreOnce sync.Once
+	ignoreFunc js.Func
+)
+
+// ignore is a JS function that does nothing, to swallow a rejection (new
+// Function is not allowed in Workers).
+func ignore() js.Func {
+	ignoreOnce.Do(func() { ignoreFunc = js.FuncOf(func(js.Value, []js.Value) any { return nil }) })
+	return ignoreFunc
+}
+
+// call runs f, turning a thrown JS exception into an error.
+func call(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if je, ok := r.(js.Error); ok {
+				err = errors.New(jsbridge.JSErrorString(je.Value))
+				return
+			}
+			panic(r)
+		}
+	}()
+	f()
+	return nil
+}

@@ -1,0 +1,128 @@
+package fetch_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a3s-lab/code-wasm/internal/fetch"
+	"github.com/a3s-lab/code-wasm/llm/llmtest"
+)
+
+// TestNoNetHTTPInWasm: the wasm build and the llm package reach HTTP
+// through this seam only; net/http would add 1.7 MB gzip (FIELD-NOTES.md).
+func TestNoNetHTTPInWasm(t *testing.T) {
+	if runtime.GOOS == "js" {
+		t.Skip("needs the go command")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	cmd := exec.Command(goBin, "list", "-deps", "../../wasm", "../../llm", ".")
+	cmd.Env = append(cmd.Environ(), "GOOS=js", "GOARCH=wasm")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 10 {
+		t.Fatalf("go list -deps listed %d packages", len(deps))
+	}
+	for _, p := range deps {
+		if p == "net/http" || p == "crypto/tls" {
+			t.Errorf("the wasm build imports %s", p)
+		}
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	url := llmtest.ServerURL(t)
+	ctx := context.Background()
+	// A POST with a body and headers, a JSON answer.
+	res, err := fetch.Do(ctx, &fetch.Request{Method: "POST", URL: url + "/scripts",
+		Header: map[string]string{"Content-Type": "application/json"},
+		Body:   []byte(`{"provider":"openai","replies":[{"end":"stall","events":[{"text":"a"}]}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil || res.Status != 200 {
+		t.Fatalf("status %d, %v", res.Status, err)
+	}
+	if !strings.HasPrefix(res.Header["content-type"], "application/json") || res.Header["access-control-allow-origin"] != "*" {
+		t.Fatalf("headers %v", res.Header)
+	}
+	var l llmtest.Loaded
+	if err := json.Unmarshal(b, &l); err != nil || l.ID == "" {
+		t.Fatalf("body %s: %v", b, err)
+	}
+	// An error status is an answer, not an error.
+	res, err = fetch.Do(ctx, &fetch.Request{URL: url + "/nowhere"})
+	if err != nil || res.Status != 404 {
+		t.Fatalf("GET /nowhere: %v, %v", res, err)
+	}
+	res.Body.Close()
+
+	// A streaming body: the first event arrives while the server holds the
+	// stream open; cancelling the context ends the read with its error.
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	res, err = fetch.Do(sctx, &fetch.Request{Method: "POST", URL: l.BaseURL + "/chat/completions",
+		Header: map[string]string{"content-type": "application/json", "authorization": "Bearer k"},
+		Body:   []byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`)})
+	if err != nil || res.Status != 200 {
+		t.Fatalf("stream: %v %v", res, err)
+	}
+	buf := make([]byte, 4096)
+	var got []byte
+	for !strings.Contains(string(got), "\n\n") {
+		n, err := res.Body.Read(buf)
+		if err != nil {
+			t.Fatalf("read: %v", err)
+		}
+		got = append(got, buf[:n]...)
+	}
+	if !strings.HasPrefix(string(got), "data: {") {
+		t.Fatalf("stream began %q", got)
+	}
+	time.AfterFunc(50*time.Millisecond, cancel)
+	start := time.Now()
+	for err == nil {
+		_, err = res.Body.Read(buf)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("read after cancel: %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("the read ended %v after the cancel", d)
+	}
+	res.Body.Close()
+	lg, err := llmtest.Remote{URL: url}.Log(ctx, l.ID, 1, 3000)
+	if err != nil || lg.Disconnects != 1 {
+		t.Fatalf("server saw %d disconnects (%v)", lg.Disconnects, err)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := fetch.Do(ctx, &fetch.Request{URL: "http://127.0.0.1:1/"}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
+	}
+	if _, err := fetch.Do(context.Background(), &fetch.Request{URL: "ftp://x/"}); err == nil || !strings.Contains(err.Error(), "not an http(s) URL") {
+		t.Fatalf("ftp: %v", err)
+	}
+	// Nothing listens on port 1: a network error, not a context error.
+	_, err := fetch.Do(context.Background(), &fetch.Request{URL: "http://127.0.0.1:1/"})
+	if err == nil || errors.Is(err, context.Canceled) {
+		t.Fatalf("refused connection: %v", err)
+	}
+}

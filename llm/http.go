@@ -1,0 +1,247 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a3s-lab/code-wasm/errkind"
+	"github.com/a3s-lab/code-wasm/internal/fetch"
+)
+
+// Retry timing (upstream core/src/retry.rs): backoff from 1 s doubling to
+// 30 s with ±25 % jitter, unless the server's retry-after-ms or
+// retry-after names a wait of at most maxRetryAfter.
+const (
+	backoffBase   = time.Second
+	backoffCap    = 30 * time.Second
+	maxRetryAfter = 60 * time.Second
+	maxErrorBody  = 64 << 10
+)
+
+// errStalled is the cause of an attempt's context when the server kept
+// silent for timeoutMs.
+var errStalled = errors.New("stalled")
+
+// transport sends a client's requests: retries before the stream, the
+// timeout on silence, and the classification of failures.
+type transport struct{ cfg Config }
+
+// open posts body and returns the response body of the first attempt that
+// answered 2xx, retrying 408, 429, 5xx, network failures and silences
+// before it (never after: the caller owns the stream). The body fails with
+// an *Error of kind timeout if the server then keeps silent for timeoutMs.
+func (t *transport) open(ctx context.Context, url string, header map[string]string, body []byte) (io.ReadCloser, error) {
+	timeout := time.Duration(t.cfg.TimeoutMs) * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		actx, cancel := context.WithCancelCause(ctx)
+		timer := time.AfterFunc(timeout, func() { cancel(errStalled) })
+		res, err := fetch.Do(actx, &fetch.Request{Method: "POST", URL: url, Header: header, Body: body})
+		if err == nil && res.Status/100 == 2 {
+			return &timedBody{t: t, ctx: ctx, actx: actx, rc: res.Body, timer: timer, timeout: timeout, cancel: cancel}, nil
+		}
+		var e *Error
+		if err != nil {
+			e = t.failure(ctx, actx, err)
+		} else {
+			e = httpError(res)
+		}
+		timer.Stop()
+		cancel(nil)
+		e.Attempts = attempt
+		if ctx.Err() != nil || !retryable(e) || attempt > *t.cfg.MaxRetries {
+			return nil, e
+		}
+		wait := e.RetryAfter
+		if !e.hinted {
+			wait = backoff(attempt, rand.Float64())
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return nil, t.failure(ctx, ctx, ctx.Err())
+		}
+	}
+}
+
+// backoff is the wait before retry number attempt (1-based), jittered by
+// r in [0,1).
+func backoff(attempt int, r float64) time.Duration {
+	d := backoffBase << min(attempt-1, 5)
+	d = min(d, backoffCap)
+	return time.Duration(float64(d) * (0.75 + 0.5*r))
+}
+
+func retryable(e *Error) bool {
+	switch {
+	case e.Status == 0:
+		return e.kind == errkind.Transport || e.kind == errkind.Timeout
+	case e.Status == 408 || e.Status == 429 || e.Status >= 500:
+		return true
+	}
+	return false
+}
+
+// failure classifies err, a failure of the attempt context actx under ctx.
+func (t *transport) failure(ctx, actx context.Context, err error) *Error {
+	switch {
+	case ctx.Err() != nil:
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return &Error{kind: errkind.Timeout, Message: "llm request: the deadline passed", err: ctx.Err()}
+		}
+		return &Error{kind: errkind.Cancelled, Message: "llm request cancelled", err: ctx.Err()}
+	case context.Cause(actx) == errStalled:
+		return &Error{kind: errkind.Timeout, Message: fmt.Sprintf("llm request: no answer from the server for %d ms (timeoutMs)", t.cfg.TimeoutMs), err: err}
+	}
+	return &Error{kind: errkind.Transport, Message: "llm request: " + err.Error(), err: err}
+}
+
+// httpError reads an error answer: its status, the provider's error type
+// and message ({"error":{"type","message"}} in both wire formats), and the
+// retry hint.
+func httpError(res *fetch.Response) *Error {
+	b, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
+	res.Body.Close()
+	e := &Error{kind: errkind.Transport, Status: res.Status}
+	if ra := retryAfter(res.Header); ra >= 0 {
+		e.RetryAfter, e.hinted = ra, true
+	}
+	if res.Status == 429 {
+		e.kind = errkind.RateLimited
+	}
+	e.Type, e.Message = errorBody(b)
+	if e.Message == "" {
+		e.Message = "the server answered without a message"
+	}
+	return e
+}
+
+// errorBody extracts a provider error's type and message from an error
+// answer or an error event; it falls back to the text of the body.
+func errorBody(b []byte) (typ, msg string) {
+	var v struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+	}
+	if json.Unmarshal(b, &v) == nil {
+		var inner struct{ Type, Message string }
+		var s string
+		switch {
+		case json.Unmarshal(v.Error, &inner) == nil && inner.Message != "":
+			return inner.Type, inner.Message
+		case json.Unmarshal(v.Error, &s) == nil && s != "":
+			return "", s
+		case v.Message != "":
+			return "", v.Message
+		}
+	}
+	s := strings.TrimSpace(string(b))
+	if len(s) > 500 {
+		s = s[:500] + "…"
+	}
+	return "", s
+}
+
+// retryAfter reads retry-after-ms, then retry-after (seconds or an HTTP
+// date); -1 when neither names a wait within maxRetryAfter.
+func retryAfter(h map[string]string) time.Duration {
+	if v, err := strconv.ParseFloat(strings.TrimSpace(h["retry-after-ms"]), 64); err == nil && v >= 0 && v <= float64(maxRetryAfter.Milliseconds()) {
+		return time.Duration(v * float64(time.Millisecond))
+	}
+	ra := strings.TrimSpace(h["retry-after"])
+	if v, err := strconv.ParseFloat(ra, 64); err == nil && v >= 0 && v <= maxRetryAfter.Seconds() {
+		return time.Duration(v * float64(time.Second))
+	}
+	if at, err := time.Parse(time.RFC1123, ra); err == nil {
+		if d := time.Until(at); d >= 0 && d <= maxRetryAfter {
+			return d
+		}
+	}
+	return -1
+}
+
+// timedBody is a stream body whose silence longer than timeout ends the
+// request with a timeout, and whose failures are *Error.
+type timedBody struct {
+	t         *transport
+	ctx, actx context.Context
+	rc        io.ReadCloser
+	timer     *time.Timer
+	timeout   time.Duration
+	cancel    context.CancelCauseFunc
+}
+
+func (b *timedBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if err != nil && err != io.EOF {
+		return n, b.t.failure(b.ctx, b.actx, err)
+	}
+	b.timer.Reset(b.timeout)
+	return n, err
+}
+
+func (b *timedBody) Close() error {
+	b.timer.Stop()
+	b.cancel(nil)
+	return b.rc.Close()
+}
+
+// decoder turns one provider's SSE events into chunks, appended to out.
+type decoder interface {
+	// event handles one event; done reports the end of the stream.
+	event(name string, data []byte, out *[]Chunk) (done bool, err error)
+	// eof handles the end of the body before done.
+	eof(out *[]Chunk) error
+}
+
+// stream opens the request and yields what d makes of its events. Breaking
+// out of the caller's loop closes the body, which aborts the request.
+func (t *transport) stream(ctx context.Context, url string, header map[string]string, body []byte, d decoder, yield func(Chunk, error) bool) {
+	rc, err := t.open(ctx, url, header, body)
+	if err != nil {
+		yield(Chunk{}, err)
+		return
+	}
+	defer rc.Close()
+	sse := newSSEReader(rc)
+	var out []Chunk
+	for {
+		name, data, err := sse.next()
+		done := false
+		switch {
+		case err == io.EOF:
+			err, done = d.eof(&out), true
+		case err == nil:
+			done, err = d.event(name, data, &out)
+		default:
+			var e *Error
+			if !errors.As(err, &e) {
+				err = &Error{kind: errkind.Transport, Message: "llm stream: " + err.Error(), err: err}
+			}
+		}
+		for _, c := range out {
+			if !yield(c, nil) {
+				return
+			}
+		}
+		out = out[:0]
+		if err != nil {
+			yield(Chunk{}, err)
+			return
+		}
+		if done {
+			return
+		}
+	}
+}
+
+// malformed is the error of an event a decoder cannot read.
+func malformed(format string, a ...any) error {
+	return &Error{kind: errkind.Transport, Message: "llm stream: " + fmt.Sprintf(format, a...)}
+}

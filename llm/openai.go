@@ -1,0 +1,344 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"strconv"
+	"strings"
+
+	"github.com/a3s-lab/code-wasm/errkind"
+)
+
+// openAI is the client of OpenAI-compatible chat completions.
+type openAI struct{ t transport }
+
+func (c *openAI) Stream(ctx context.Context, req Request) iter.Seq2[Chunk, error] {
+	return func(yield func(Chunk, error) bool) {
+		if err := req.check(); err != nil {
+			yield(Chunk{}, err)
+			return
+		}
+		body, err := json.Marshal(c.body(&req))
+		if err != nil {
+			yield(Chunk{}, &Error{kind: errkind.InvalidArgument, Message: "llm request: " + err.Error()})
+			return
+		}
+		h := map[string]string{"content-type": "application/json", "accept": "text/event-stream"}
+		if c.t.cfg.APIKey != "" {
+			h["authorization"] = "Bearer " + c.t.cfg.APIKey
+		}
+		for k, v := range c.t.cfg.Headers {
+			h[strings.ToLower(k)] = v
+		}
+		c.t.stream(ctx, c.t.cfg.BaseURL+"/chat/completions", h, body, &openAIDecoder{}, yield)
+	}
+}
+
+type oaMessage struct {
+	Role       string       `json:"role"`
+	Content    *string      `json:"content"`
+	ToolCalls  []oaToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string       `json:"tool_call_id,omitempty"`
+}
+
+type oaToolCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+type oaTool struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"function"`
+}
+
+// body is the wire request: the system prompt first, tool results as one
+// "tool" message per call before the user's text.
+func (c *openAI) body(r *Request) map[string]any {
+	var msgs []oaMessage
+	if r.System != "" {
+		msgs = append(msgs, oaMessage{Role: "system", Content: &r.System})
+	}
+	for _, m := range r.Messages {
+		for _, res := range m.ToolResults {
+			msgs = append(msgs, oaMessage{Role: "tool", Content: &res.Content, ToolCallID: res.CallID})
+		}
+		if m.Role == Assistant {
+			am := oaMessage{Role: "assistant"}
+			if m.Text != "" {
+				am.Content = &m.Text
+			}
+			for _, tc := range m.ToolCalls {
+				w := oaToolCall{ID: tc.ID, Type: "function"}
+				w.Function.Name, w.Function.Arguments = tc.Name, tc.arguments()
+				am.ToolCalls = append(am.ToolCalls, w)
+			}
+			msgs = append(msgs, am)
+		} else if m.Text != "" {
+			msgs = append(msgs, oaMessage{Role: "user", Content: &m.Text})
+		}
+	}
+	b := map[string]any{
+		"model":          cmp(r.Model, c.t.cfg.Model),
+		"messages":       msgs,
+		"stream":         true,
+		"stream_options": map[string]bool{"include_usage": true},
+	}
+	if n := cmpInt(r.MaxTokens, c.t.cfg.MaxTokens); n > 0 {
+		b["max_tokens"] = n
+	}
+	if r.Temperature != nil {
+		b["temperature"] = *r.Temperature
+	}
+	if len(r.Tools) > 0 {
+		tools := make([]oaTool, len(r.Tools))
+		for i, t := range r.Tools {
+			tools[i].Type = "function"
+			tools[i].Function.Name, tools[i].Function.Description, tools[i].Function.Parameters = t.Name, t.Description, t.parameters()
+		}
+		b["tools"] = tools
+		switch r.ToolChoice.Type {
+		case ToolChoiceNone, ToolChoiceRequired:
+			b["tool_choice"] = string(r.ToolChoice.Type)
+		case ToolChoiceTool:
+			b["tool_choice"] = map[string]any{"type": "function", "function": map[string]string{"name": r.ToolChoice.Name}}
+		}
+	}
+	return b
+}
+
+// cmp is a if not empty, else b.
+func cmp(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// cmpInt is a if positive, else b.
+func cmpInt(a, b int) int {
+	if a > 0 {
+		return a
+	}
+	return b
+}
+
+// openAIDecoder reads chat.completion.chunk events. Tool calls are keyed by
+// the wire's index (not id); a call is announced once its name is known.
+type openAIDecoder struct {
+	text   string      // the content so far, to undo servers that resend it whole
+	calls  []*oaCall   // by first appearance
+	byWire map[int]int // wire index → calls index
+	finish string      // finish_reason, once sent
+	usage  Usage
+	ended  bool // the calls were closed at finish_reason
+}
+
+type oaCall struct {
+	id, name string
+	started  bool
+	pending  string // arguments before the name arrived
+}
+
+type oaChunk struct {
+	Choices []struct {
+		Index int `json:"index"`
+		Delta struct {
+			Content          *string `json:"content"`
+			ReasoningContent *string `json:"reasoning_content"`
+			Reasoning        *string `json:"reasoning"`
+			ToolCalls        []struct {
+				Index    *int   `json:"index"`
+				ID       string `json:"id"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"delta"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+		TotalTokens      int `json:"total_tokens"`
+	} `json:"usage"`
+	Error json.RawMessage `json:"error"`
+}
+
+func (d *openAIDecoder) event(_ string, data []byte, out *[]Chunk) (bool, error) {
+	if string(data) == "[DONE]" {
+		return true, d.eof(out)
+	}
+	var ch oaChunk
+	if err := json.Unmarshal(data, &ch); err != nil {
+		return false, malformed("unreadable chunk %.200q: %v", data, err)
+	}
+	if len(ch.Error) > 0 && string(ch.Error) != "null" {
+		typ, msg := errorBody(data)
+		kind := errkind.Transport
+		if strings.Contains(typ, "rate_limit") {
+			kind = errkind.RateLimited
+		}
+		return false, &Error{kind: kind, Type: typ, Message: "llm stream: the server reported an error: " + msg}
+	}
+	if ch.Usage != nil {
+		d.usage = Usage{ch.Usage.PromptTokens, ch.Usage.CompletionTokens, ch.Usage.TotalTokens}
+		if d.usage.TotalTokens == 0 {
+			d.usage.TotalTokens = d.usage.PromptTokens + d.usage.CompletionTokens
+		}
+	}
+	for _, choice := range ch.Choices {
+		if choice.Index != 0 {
+			continue
+		}
+		dl := &choice.Delta
+		for _, r := range []*string{dl.ReasoningContent, dl.Reasoning} {
+			if r != nil && *r != "" {
+				*out = append(*out, Chunk{Type: ReasoningDelta, Text: *r})
+			}
+		}
+		if dl.Content != nil && *dl.Content != "" {
+			t := *dl.Content
+			if d.text != "" && strings.HasPrefix(t, d.text) {
+				t = t[len(d.text):]
+			}
+			if t != "" {
+				d.text += t
+				*out = append(*out, Chunk{Type: TextDelta, Text: t})
+			}
+		}
+		for _, tc := range dl.ToolCalls {
+			if err := d.toolCall(tc.Index, tc.ID, tc.Function.Name, tc.Function.Arguments, out); err != nil {
+				return false, err
+			}
+		}
+		if choice.FinishReason != nil && *choice.FinishReason != "" {
+			d.finish = *choice.FinishReason
+			if err := d.closeCalls(out); err != nil {
+				return false, err
+			}
+		}
+	}
+	return false, nil
+}
+
+func (d *openAIDecoder) toolCall(wire *int, id, name, args string, out *[]Chunk) error {
+	if d.ended {
+		return malformed("a tool call fragment after finish_reason")
+	}
+	if d.byWire == nil {
+		d.byWire = map[int]int{}
+	}
+	var i int
+	switch {
+	case wire != nil:
+		j, ok := d.byWire[*wire]
+		if !ok {
+			j = len(d.calls)
+			d.byWire[*wire] = j
+			d.calls = append(d.calls, &oaCall{})
+		}
+		i = j
+	case len(d.calls) == 0 || (id != "" && id != d.calls[len(d.calls)-1].id):
+		// A server that omits index: a new id starts a new call.
+		i = len(d.calls)
+		d.calls = append(d.calls, &oaCall{})
+	default:
+		i = len(d.calls) - 1
+	}
+	c := d.calls[i]
+	if c.id == "" {
+		c.id = id
+	}
+	if c.name == "" {
+		c.name = name
+	}
+	if !c.started {
+		c.pending += args
+		if c.name == "" {
+			return nil
+		}
+		if c.id == "" {
+			c.id = "call_" + strconv.Itoa(i)
+		}
+		// Calls announce in order: one whose name came first waits.
+		for j := 0; j < i; j++ {
+			if !d.calls[j].started {
+				return nil
+			}
+		}
+		return d.start(i, out)
+	}
+	if args != "" {
+		*out = append(*out, Chunk{Type: ToolCallDelta, Index: i, Fragment: args})
+	}
+	return nil
+}
+
+// start announces call i and every later call that waited on it.
+func (d *openAIDecoder) start(i int, out *[]Chunk) error {
+	for ; i < len(d.calls); i++ {
+		c := d.calls[i]
+		if c.started || c.name == "" {
+			return nil
+		}
+		c.started = true
+		*out = append(*out, Chunk{Type: ToolCallStart, Index: i, ID: c.id, Name: c.name})
+		if c.pending != "" {
+			*out = append(*out, Chunk{Type: ToolCallDelta, Index: i, Fragment: c.pending})
+			c.pending = ""
+		}
+	}
+	return nil
+}
+
+func (d *openAIDecoder) closeCalls(out *[]Chunk) error {
+	if d.ended {
+		return nil
+	}
+	d.ended = true
+	for i, c := range d.calls {
+		if !c.started {
+			return malformed("tool call %d never named its function", i)
+		}
+		*out = append(*out, Chunk{Type: ToolCallEnd, Index: i})
+	}
+	return nil
+}
+
+// eof ends the stream: a finish_reason must have come ([DONE] and the
+// usage chunk may be missing).
+func (d *openAIDecoder) eof(out *[]Chunk) error {
+	if d.finish == "" {
+		return malformed("the stream ended before a finish_reason")
+	}
+	*out = append(*out, Chunk{Type: Finish, StopReason: d.stopReason(), Usage: d.usage})
+	return nil
+}
+
+func (d *openAIDecoder) stopReason() StopReason {
+	switch d.finish {
+	case "stop":
+		if len(d.calls) > 0 {
+			// Some compatible servers finish a tool-calling turn with "stop".
+			return ToolUse
+		}
+		return Stop
+	case "tool_calls", "function_call":
+		return ToolUse
+	case "length":
+		return MaxTokens
+	case "content_filter":
+		return ContentFilter
+	}
+	return OtherStop
+}
