@@ -98,3 +98,7 @@ LLM_WASM_TEST_PKGS := ./llm/... ./internal/fetch
 test-wasm: test-wasm-llm
 test-wasm-llm:
 	$(GO) run ./llm/llmtest/cmd/llmtestserver -- env PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 $(LLM_WASM_TEST_PKGS)
+
+# --- The agent loop (agent/; issue 13) ---
+# Its wire tests run against the same scripted server under js/wasm.
+LLM_WASM_TEST_PKGS += ./agent/
