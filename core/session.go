@@ -80,6 +80,12 @@ func New(opts Options) (*Session, error) {
 			return nil, err
 		}
 	}
+	// The LLM tools exist only with a model (API.md).
+	if opts.LLM != nil {
+		if err := reg.RegisterBuiltin(tools.NewGenerateObject(opts.LLM)); err != nil {
+			return nil, err
+		}
+	}
 	for _, t := range opts.Tools {
 		if err := reg.RegisterDynamic(t); err != nil {
 			return nil, fmt.Errorf("tools: %w", err)
