@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -223,6 +224,13 @@ func TestNoLLM(t *testing.T) {
 	}
 	if s.HasLLM() {
 		t.Fatal("HasLLM")
+	}
+	if slices.Contains(s.ToolNames(), "generate_object") {
+		t.Error("generate_object listed without an LLM")
+	}
+	a := newAgentSession(t, core.Options{}, textTurn("x"))
+	if !slices.Contains(a.ToolNames(), "generate_object") {
+		t.Error("generate_object not listed with an LLM")
 	}
 }
 

@@ -156,6 +156,10 @@ test('send aborted by its signal rejects ABORTED with the run so far', async () 
 
 test('NO_LLM without llm; the stream rejects too', async () => {
   const s = await createSession();
+  assert.ok(!s.toolNames().includes('generate_object'), 'the LLM tools are absent without llm');
+  const withLlm = await createSession({ llm: { client: script(text('x')) } });
+  assert.ok(withLlm.toolNames().includes('generate_object'));
+  await withLlm.close();
   await assert.rejects(s.send('hi'), (e) => e.code === 'NO_LLM');
   await assert.rejects(s.stream('hi').next(), (e) => e.code === 'NO_LLM');
   await s.close();
