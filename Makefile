@@ -99,6 +99,10 @@ test-wasm: test-wasm-llm
 test-wasm-llm:
 	$(GO) run ./llm/llmtest/cmd/llmtestserver -- env PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 $(LLM_WASM_TEST_PKGS)
 
+# --- The agent loop (agent/; issue 13) ---
+# Its wire tests run against the same scripted server under js/wasm.
+LLM_WASM_TEST_PKGS += ./agent/
+
 # --- generate_object (tools/generate_object.go; issue 13) ---
 # Its scripted-server tests under js/wasm, with the helper server (the
 # tools tier's plain run skips them: LLMTEST_URL is unset there).
