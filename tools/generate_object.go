@@ -525,6 +525,7 @@ type genPartials struct {
 	tool    bool // tool mode: the first call's arguments; else the text
 	p       llm.PartialJSON
 	buf     []byte       // what p was fed
+	judged  bool         // the complete value was checked for the grace
 	emit    func(string) // nil: no partial deltas (repair rounds)
 	wrapKey string
 	started bool
@@ -626,7 +627,8 @@ func (g *GenerateObject) round(ctx context.Context, p *genPlan, req llm.Request,
 		default:
 			continue
 		}
-		if timer == nil && s.p.Complete() {
+		if !s.judged && s.p.Complete() {
+			s.judged = true // once: what follows a complete value cannot make it valid
 			if o := p.judgeSources(string(s.buf)); o.object != nil {
 				timer = time.AfterFunc(genDoneGrace, func() { cut.Store(true); cancel() })
 			}
