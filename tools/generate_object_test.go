@@ -452,3 +452,36 @@ func FuzzGenerateObjectAnswer(f *testing.F) {
 		}
 	})
 }
+
+func TestGenerateObjectCancelledWaiterFreesItsPlace(t *testing.T) {
+	long, _ := streamingTurn()
+	client := &goClient{turns: []goTurn{long, {name: "emit_result", frags: []string{`{}`}}}}
+	g := newGenKernel(t, client)
+	args := map[string]any{"schema": map[string]any{"type": "object"}, "prompt": "p"}
+	first := make(chan *kernel.Result)
+	go func() { first <- g.call(t, context.Background(), args) }()
+	for len(client.requests()) == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	// A call queued behind the first is cancelled while it waits.
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	res := g.call(t, ctx, args)
+	if res.ErrorKind == nil || res.ErrorKind.Type != kernel.ErrCancelled || len(client.requests()) != 1 {
+		t.Fatalf("queued call: kind %+v, %d requests: %s", res.ErrorKind, len(client.requests()), res.Output)
+	}
+	if r := <-first; r.ExitCode != 0 {
+		t.Fatalf("first call: %s", r.Output)
+	}
+	// Its place was not kept: the next call runs.
+	done := make(chan *kernel.Result, 1)
+	go func() { done <- g.call(t, context.Background(), args) }()
+	select {
+	case r := <-done:
+		if r.ExitCode != 0 {
+			t.Fatalf("next call: %s", r.Output)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the next call never got a place")
+	}
+}
