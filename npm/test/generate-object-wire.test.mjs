@@ -19,9 +19,9 @@ async function log(id, disconnects = 0) {
   const r = await fetch(`${server}/scripts/${id}/log?disconnects=${disconnects}&waitMs=5000`);
   return r.json();
 }
-async function session(provider, replies) {
+async function session(provider, replies, options = {}) {
   const script = await load(provider, replies);
-  const s = await createSession({ llm: { provider, baseURL: script.baseURL, apiKey: 'sk-test', model: 'model-test', maxRetries: 0 } });
+  const s = await createSession({ llm: { provider, baseURL: script.baseURL, apiKey: 'sk-test', model: 'model-test', maxRetries: 0 }, ...options });
   return { s, script };
 }
 
@@ -122,3 +122,33 @@ for (const how of ['signal', 'close']) {
     await s.close();
   });
 }
+
+test('called by the model inside stream(): its partial objects are events of the run', async () => {
+  const frags = ['{"items": ['];
+  for (let i = 0; i < 40; i++) frags.push(`"item ${i}",`);
+  frags.push('"last"]}');
+  const args = { schema: { type: 'object', required: ['items'] }, prompt: 'list the items', schema_name: 'list' };
+  const { s, script } = await session('openai', [
+    // the agent's turn: the model calls generate_object
+    { events: [{ tool: { index: 0, id: 'call_g', name: 'generate_object' } }, { args: { index: 0, fragment: JSON.stringify(args) } },
+      { finish: { stop: 'tool_use', usage: { promptTokens: 5, completionTokens: 5, totalTokens: 10 } } }] },
+    // generate_object's own request
+    emit('list', frags, 10),
+    // the agent's next turn
+    { events: [{ text: 'done' }, { finish: { stop: 'stop', usage: { promptTokens: 5, completionTokens: 1, totalTokens: 6 } } }] },
+  ], { permissionPolicy: { allow: ['generate_object'] } });
+  const deltas = [];
+  let end;
+  for await (const e of s.stream('Extract the items')) {
+    if (e.type === 'tool_output_delta' && e.toolName === 'generate_object') deltas.push(JSON.parse(e.text));
+    if (e.type === 'agent_end') end = e;
+  }
+  assert.equal(end?.text, 'done');
+  assert.ok(deltas.length >= 2, `${deltas.length} deltas`);
+  assert.equal(deltas.at(-1).final, true);
+  assert.equal(deltas.at(-1).object_partial.items.length, 41);
+  const lg = await log(script.id);
+  assert.equal(lg.requests.length, 3);
+  assert.match(JSON.stringify(lg.requests[2].body), /repair_rounds/, 'the tool result reaches the model');
+  await s.close();
+});
