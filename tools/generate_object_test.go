@@ -386,7 +386,7 @@ func TestGenerateObjectTimeoutExcludesQueueWait(t *testing.T) {
 	// (about 1 s) and then has its own full timeout_ms.
 	turn, _ := streamingTurn()
 	turn2, _ := streamingTurn()
-	turn2.gap = time.Millisecond
+	turn2.gap = 0 // instant: only a queue wait counted against timeout_ms could time it out
 	client := &goClient{turns: []goTurn{turn, turn2}}
 	g := newGenKernel(t, client)
 	schema := map[string]any{"type": "object"}
