@@ -226,8 +226,13 @@ func TestGenerateObjectRepairs(t *testing.T) {
 		out.Usage["total_tokens"] != float64(45) || out.RawText != `{"age": 36, "name": "Ada"}` {
 		t.Errorf("output %s", res.Output)
 	}
-	if res.Metadata["repair_rounds"] != 2 || res.Metadata["requested_mode"] != "auto" || res.Metadata["schema_name"] != "person" {
+	if res.Metadata["repair_rounds"] != 2 || res.Metadata["requested_mode"] != "auto" || res.Metadata["schema_name"] != "person" ||
+		res.Metadata["mode_used"] != "tool" || res.Metadata["raw_text_included"] != true || res.Metadata["usage"] == nil {
 		t.Errorf("metadata %v", res.Metadata)
+	}
+	adm, _ := res.Metadata["generation_admission"].(map[string]any)
+	if adm["mode"] != "bounded" || adm["max_concurrency"] != 1 || adm["active_timeout_ms"] != int64(120000) || adm["queue_wait_ms"] == nil {
+		t.Errorf("generation_admission %v", adm)
 	}
 	reqs := client.requests()
 	if len(reqs) != 3 {
@@ -483,5 +488,21 @@ func TestGenerateObjectCancelledWaiterFreesItsPlace(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the next call never got a place")
+	}
+}
+
+func TestGenerateObjectDeltaSizeRule(t *testing.T) {
+	small := json.RawMessage(`{"a":1}`)
+	if got := genDelta(small, false, nil); got != `{"final":false,"object_partial":{"a":1}}` {
+		t.Errorf("small partial: %s", got)
+	}
+	big := json.RawMessage(`"` + strings.Repeat("x", 64<<10) + `"`)
+	var d map[string]any
+	if err := json.Unmarshal([]byte(genDelta(big, true, map[string]any{"mode_used": "tool", "repair_rounds": 1})), &d); err != nil {
+		t.Fatal(err)
+	}
+	if _, has := d["object_partial"]; has || d["object_partial_omitted"] != true || d["partial_bytes"] != float64(len(big)) ||
+		d["final"] != true || d["mode_used"] != "tool" || d["repair_rounds"] != float64(1) {
+		t.Errorf("over 64 KiB: %v", d)
 	}
 }
