@@ -728,13 +728,19 @@ func (p *genPlan) stopped(ctx, tctx context.Context, err error) genFailure {
 }
 
 func (p *genPlan) succeeded(o genOutcome, rounds int, u llm.Usage, adm map[string]any) *kernel.Result {
-	usage := map[string]any{"prompt_tokens": u.PromptTokens, "completion_tokens": u.CompletionTokens,
-		"total_tokens": u.TotalTokens, "cache_read_tokens": nil, "cache_write_tokens": nil}
+	// The cache counts are null: the normalized stream does not carry them.
+	usage := struct {
+		Prompt     int  `json:"prompt_tokens"`
+		Completion int  `json:"completion_tokens"`
+		Total      int  `json:"total_tokens"`
+		CacheRead  *int `json:"cache_read_tokens"`
+		CacheWrite *int `json:"cache_write_tokens"`
+	}{u.PromptTokens, u.CompletionTokens, u.TotalTokens, nil, nil}
 	out := struct {
 		Object       json.RawMessage `json:"object"`
 		RepairRounds int             `json:"repair_rounds"`
 		ModeUsed     string          `json:"mode_used"`
-		Usage        map[string]any  `json:"usage"`
+		Usage        any             `json:"usage"`
 		RawText      *string         `json:"raw_text,omitempty"`
 	}{o.object, rounds, p.mode, usage, nil}
 	if p.rawText {
@@ -742,7 +748,8 @@ func (p *genPlan) succeeded(o genOutcome, rounds int, u llm.Usage, adm map[strin
 	}
 	b, _ := json.Marshal(out)
 	return kernel.OK(string(b), map[string]any{"schema_name": p.name, "requested_mode": p.requested, "mode_used": p.mode,
-		"repair_rounds": rounds, "usage": usage, "raw_text_included": p.rawText, "generation_admission": adm})
+		"repair_rounds": rounds, "usage": map[string]any{"prompt_tokens": u.PromptTokens, "completion_tokens": u.CompletionTokens,
+			"total_tokens": u.TotalTokens, "cache_read_tokens": nil, "cache_write_tokens": nil}, "raw_text_included": p.rawText, "generation_admission": adm})
 }
 
 func (p *genPlan) failed(f genFailure, adm map[string]any) *kernel.Result {
