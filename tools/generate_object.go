@@ -343,23 +343,22 @@ func (p *genPlan) judge(t *llm.Turn) genOutcome {
 
 func (p *genPlan) judgeSources(sources ...string) genOutcome {
 	var first *genOutcome
-	var failed genOutcome
+	var failed genOutcome // the first non-empty source, and why it did not parse
 	for _, src := range sources {
 		if strings.TrimSpace(src) == "" {
 			continue
 		}
-		if failed.raw == "" {
+		firstSource := failed.raw == ""
+		if firstSource {
 			failed = genOutcome{raw: src, parse: "no JSON object found in tool call, text content, or reasoning channel"}
 		}
-		for _, c := range genCandidates(src) {
+		for i, c := range genCandidates(src) {
 			var v any
 			dec := json.NewDecoder(strings.NewReader(c))
 			dec.UseNumber()
 			if err := dec.Decode(&v); err != nil || dec.More() {
-				if failed.parse == "" || strings.HasPrefix(failed.parse, "no JSON") {
-					if err != nil && c == strings.TrimSpace(src) {
-						failed.parse = "not valid JSON: " + err.Error()
-					}
+				if err != nil && firstSource && i == 0 { // the whole text
+					failed.parse = "not valid JSON: " + err.Error()
 				}
 				continue
 			}
@@ -367,11 +366,18 @@ func (p *genPlan) judgeSources(sources ...string) genOutcome {
 			if errs == nil {
 				return genOutcome{object: genCompact(c), raw: src}
 			}
+			// A wrapped answer ({value: …} or {elements: …}) is judged by
+			// what it wraps.
 			if m, ok := v.(map[string]any); ok && p.wrapKey != "" && len(m) == 1 {
-				if inner, ok := m[p.wrapKey]; ok && p.schema.Validate(inner) == nil {
-					var w map[string]json.RawMessage
-					_ = json.Unmarshal([]byte(c), &w)
-					return genOutcome{object: genCompact(string(w[p.wrapKey])), raw: src}
+				if inner, ok := m[p.wrapKey]; ok {
+					if errs = p.schema.Validate(inner); errs == nil {
+						var w map[string]json.RawMessage
+						_ = json.Unmarshal([]byte(c), &w)
+						return genOutcome{object: genCompact(string(w[p.wrapKey])), raw: src}
+					}
+					for j, e := range errs {
+						errs[j] = "/" + p.wrapKey + strings.TrimPrefix(e, "$")
+					}
 				}
 			}
 			if first == nil {

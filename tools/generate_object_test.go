@@ -506,3 +506,27 @@ func TestGenerateObjectDeltaSizeRule(t *testing.T) {
 		t.Errorf("over 64 KiB: %v", d)
 	}
 }
+
+func TestGenerateObjectWrappedErrorsNameTheWrappedPath(t *testing.T) {
+	g := NewGenerateObject(&goClient{})
+	raw, _ := json.Marshal(map[string]any{"schema": map[string]any{"type": "array", "items": map[string]any{"type": "integer"}}, "prompt": "p"})
+	p, err := g.plan(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		answer string
+		object string
+		errs   []string
+	}{
+		{`[1, 2]`, `[1,2]`, nil},
+		{`{"elements": [1, 2]}`, `[1,2]`, nil},
+		{`{"elements": [1, "x"]}`, "", []string{"/elements/1: got string, want integer"}},
+		{`{"elements": "x"}`, "", []string{"/elements: got string, want array"}},
+	} {
+		o := p.judgeSources(c.answer)
+		if string(o.object) != c.object || strings.Join(o.errs, ";") != strings.Join(c.errs, ";") {
+			t.Errorf("%s: object %s errors %q", c.answer, o.object, o.errs)
+		}
+	}
+}
