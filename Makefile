@@ -98,6 +98,11 @@ LLM_WASM_TEST_PKGS := ./llm/... ./internal/fetch
 test-wasm: test-wasm-llm
 test-wasm-llm:
 	$(GO) run ./llm/llmtest/cmd/llmtestserver -- env PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 $(LLM_WASM_TEST_PKGS)
+# The official SDKs (openai, @anthropic-ai/sdk) parse the scripted streams.
+.PHONY: test-llm-sdk
+test-npm: test-llm-sdk
+test-llm-sdk: $(NODE_DEPS)
+	node --test llm/llmtest/sdk.test.mjs
 
 # --- The agent loop (agent/; issue 13) ---
 # Its wire tests run against the same scripted server under js/wasm.

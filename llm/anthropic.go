@@ -63,7 +63,7 @@ type anMessage struct {
 // call's arguments as an object ({} if they do not parse).
 func (c *anthropic) body(r *Request) map[string]any {
 	msgs := make([]anMessage, 0, len(r.Messages))
-	for _, m := range r.Messages {
+	for _, m := range r.merged() {
 		am := anMessage{Role: string(m.Role)}
 		for _, res := range m.ToolResults {
 			am.Content = append(am.Content, anBlock{Type: "tool_result", ToolUseID: res.CallID, Content: &res.Content, IsError: res.IsError})

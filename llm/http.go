@@ -35,7 +35,8 @@ type transport struct{ cfg Config }
 
 // open posts body and returns the response body of the first attempt that
 // answered 2xx, retrying 408, 429, 5xx, network failures and silences
-// before it (never after: the caller owns the stream). The body fails with
+// before it, and a 2xx whose body fails or ends before its first byte
+// (never after a byte: the caller owns the stream). The body fails with
 // an *Error of kind timeout if the server then keeps silent for timeoutMs.
 func (t *transport) open(ctx context.Context, url string, header map[string]string, body []byte) (io.ReadCloser, error) {
 	timeout := time.Duration(t.cfg.TimeoutMs) * time.Millisecond
@@ -43,13 +44,20 @@ func (t *transport) open(ctx context.Context, url string, header map[string]stri
 		actx, cancel := context.WithCancelCause(ctx)
 		timer := time.AfterFunc(timeout, func() { cancel(errStalled) })
 		res, err := fetch.Do(actx, &fetch.Request{Method: "POST", URL: url, Header: header, Body: body})
-		if err == nil && res.Status/100 == 2 {
-			return &timedBody{t: t, ctx: ctx, actx: actx, rc: res.Body, timer: timer, timeout: timeout, cancel: cancel}, nil
-		}
 		var e *Error
-		if err != nil {
+		switch {
+		case err != nil:
 			e = t.failure(ctx, actx, err)
-		} else {
+		case res.Status/100 == 2:
+			b := &timedBody{t: t, ctx: ctx, actx: actx, rc: res.Body, timer: timer, timeout: timeout, cancel: cancel}
+			// The first bytes decide: a body that fails or ends before
+			// any byte consumed nothing, so it is retried like a network
+			// failure.
+			if e = b.peek(); e == nil {
+				return b, nil
+			}
+			b.Close()
+		default:
 			e = httpError(res)
 		}
 		timer.Stop()
@@ -175,9 +183,33 @@ type timedBody struct {
 	timer     *time.Timer
 	timeout   time.Duration
 	cancel    context.CancelCauseFunc
+	first     []byte // peeked, not yet read
+}
+
+// peek reads the body's first bytes.
+func (b *timedBody) peek() *Error {
+	buf := make([]byte, 4096)
+	for {
+		n, err := b.Read(buf)
+		if n > 0 {
+			b.first = buf[:n]
+			return nil
+		}
+		if err == io.EOF {
+			return &Error{kind: errkind.Transport, Message: "llm request: the server answered 200 with an empty body"}
+		}
+		if err != nil {
+			return err.(*Error)
+		}
+	}
 }
 
 func (b *timedBody) Read(p []byte) (int, error) {
+	if len(b.first) > 0 {
+		n := copy(p, b.first)
+		b.first = b.first[n:]
+		return n, nil
+	}
 	n, err := b.rc.Read(p)
 	if err != nil && err != io.EOF {
 		return n, b.t.failure(b.ctx, b.actx, err)

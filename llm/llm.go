@@ -52,7 +52,7 @@ type Request struct {
 // Message is one message of the conversation. An assistant message holds
 // text and the tool calls the model made; a user message holds text and the
 // results of the previous assistant message's tool calls (every call
-// answered, in call order).
+// answered, in call order). Messages of one role in a row are sent as one.
 type Message struct {
 	Role        Role         `json:"role"`
 	Text        string       `json:"text,omitempty"`
@@ -175,7 +175,8 @@ type Config struct {
 	TimeoutMs int64 `json:"timeoutMs,omitempty"`
 	// MaxTokens is the output limit sent with every request (Anthropic
 	// requires one: 0 means DefaultMaxTokens there, and no limit for
-	// OpenAI-compatible servers).
+	// OpenAI-compatible servers; api.openai.com gets it as
+	// max_completion_tokens, which its newer models require).
 	MaxTokens int `json:"maxTokens,omitempty"`
 }
 

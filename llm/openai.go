@@ -67,7 +67,7 @@ func (c *openAI) body(r *Request) map[string]any {
 	if r.System != "" {
 		msgs = append(msgs, oaMessage{Role: "system", Content: &r.System})
 	}
-	for _, m := range r.Messages {
+	for _, m := range r.merged() {
 		for _, res := range m.ToolResults {
 			msgs = append(msgs, oaMessage{Role: "tool", Content: &res.Content, ToolCallID: res.CallID})
 		}
@@ -93,7 +93,13 @@ func (c *openAI) body(r *Request) map[string]any {
 		"stream_options": map[string]bool{"include_usage": true},
 	}
 	if n := cmpInt(r.MaxTokens, c.t.cfg.MaxTokens); n > 0 {
-		b["max_tokens"] = n
+		// OpenAI's newer models refuse max_tokens; compatible servers
+		// mostly know only max_tokens.
+		if strings.HasPrefix(c.t.cfg.BaseURL, "https://api.openai.com/") {
+			b["max_completion_tokens"] = n
+		} else {
+			b["max_tokens"] = n
+		}
 	}
 	if r.Temperature != nil {
 		b["temperature"] = *r.Temperature
@@ -134,7 +140,7 @@ func cmpInt(a, b int) int {
 // openAIDecoder reads chat.completion.chunk events. Tool calls are keyed by
 // the wire's index (not id); a call is announced once its name is known.
 type openAIDecoder struct {
-	text   string      // the content so far, to undo servers that resend it whole
+	text   []byte      // the content so far, to undo servers that resend it whole
 	calls  []*oaCall   // by first appearance
 	byWire map[int]int // wire index → calls index
 	finish string      // finish_reason, once sent
@@ -208,11 +214,11 @@ func (d *openAIDecoder) event(_ string, data []byte, out *[]Chunk) (bool, error)
 		}
 		if dl.Content != nil && *dl.Content != "" {
 			t := *dl.Content
-			if d.text != "" && strings.HasPrefix(t, d.text) {
+			if len(d.text) > 0 && len(t) >= len(d.text) && t[:len(d.text)] == string(d.text) {
 				t = t[len(d.text):]
 			}
 			if t != "" {
-				d.text += t
+				d.text = append(d.text, t...)
 				*out = append(*out, Chunk{Type: TextDelta, Text: t})
 			}
 		}

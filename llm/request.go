@@ -63,7 +63,11 @@ func (r *Request) check() error {
 		}
 	}
 	switch r.ToolChoice.Type {
-	case "", ToolChoiceAuto, ToolChoiceNone, ToolChoiceRequired:
+	case "", ToolChoiceAuto, ToolChoiceNone:
+	case ToolChoiceRequired:
+		if len(r.Tools) == 0 {
+			return bad("toolChoice requires a tool call, but tools is empty")
+		}
 	case ToolChoiceTool:
 		if !names[r.ToolChoice.Name] {
 			return bad("toolChoice names %q, which is not in tools", r.ToolChoice.Name)
@@ -75,6 +79,30 @@ func (r *Request) check() error {
 		return bad("maxTokens is negative")
 	}
 	return nil
+}
+
+// merged is the conversation with messages of one role in a row merged
+// into one (texts joined by a blank line), so every tool call's results
+// directly follow it and roles alternate, as both APIs require.
+func (r *Request) merged() []Message {
+	out := make([]Message, 0, len(r.Messages))
+	for _, m := range r.Messages {
+		n := len(out)
+		if n == 0 || out[n-1].Role != m.Role {
+			out = append(out, m)
+			continue
+		}
+		p := &out[n-1]
+		switch {
+		case p.Text == "":
+			p.Text = m.Text
+		case m.Text != "":
+			p.Text += "\n\n" + m.Text
+		}
+		p.ToolCalls = append(p.ToolCalls[:len(p.ToolCalls):len(p.ToolCalls)], m.ToolCalls...)
+		p.ToolResults = append(p.ToolResults[:len(p.ToolResults):len(p.ToolResults)], m.ToolResults...)
+	}
+	return out
 }
 
 // parameters is a tool's schema, {"type":"object"} when it has none.

@@ -26,6 +26,7 @@ type sseReader struct {
 	err        error  // the reader's error, once it returned one
 	skipLF     bool   // the last line ended in a CR at the end of buf
 	event      []byte // the current event's name
+	name       string // the last name returned, reused while it repeats
 	data       []byte // the current event's data, joined
 }
 
@@ -42,14 +43,14 @@ func (s *sseReader) next() (event string, data []byte, err error) {
 	for {
 		line, err := s.readLine()
 		if err == io.EOF && hasData {
-			return string(s.event), s.data, nil
+			return s.eventName(), s.data, nil
 		}
 		if err != nil {
 			return "", nil, err
 		}
 		if len(line) == 0 {
 			if hasData {
-				return string(s.event), s.data, nil
+				return s.eventName(), s.data, nil
 			}
 			s.event = s.event[:0]
 			continue
@@ -78,6 +79,15 @@ func (s *sseReader) next() (event string, data []byte, err error) {
 			s.event = append(s.event[:0], value...)
 		}
 	}
+}
+
+// eventName is the current event's name without allocating when it
+// repeats the last one (most events of a stream share a few names).
+func (s *sseReader) eventName() string {
+	if string(s.event) != s.name {
+		s.name = string(s.event)
+	}
+	return s.name
 }
 
 // readLine returns the next line without its ending, valid until the next

@@ -36,7 +36,7 @@ func do(ctx context.Context, method string, req *Request) (*Response, error) {
 		stop()
 		return nil, ctxErr(ctx, op, err)
 	}
-	res, err := jsbridge.Await(ctx, p)
+	res, err := jsbridge.Await(ctx, p.Call("catch", withCause()))
 	if err != nil {
 		stop()
 		return nil, ctxErr(ctx, op, err)
@@ -114,7 +114,29 @@ func (b *body) Close() error {
 var (
 	ignoreOnce sync.Once
 	ignoreFunc js.Func
+	causeOnce  sync.Once
+	causeFunc  js.Func
 )
+
+// withCause rethrows a fetch rejection with its cause in the message (Node
+// says "fetch failed", its cause "connect ECONNREFUSED 127.0.0.1:1").
+func withCause() js.Func {
+	causeOnce.Do(func() {
+		causeFunc = js.FuncOf(func(_ js.Value, args []js.Value) any {
+			msg := "fetch failed"
+			if len(args) > 0 {
+				msg = jsbridge.JSErrorString(args[0])
+				if args[0].Type() == js.TypeObject {
+					if c := args[0].Get("cause"); c.Truthy() {
+						msg += ": " + jsbridge.JSErrorString(c)
+					}
+				}
+			}
+			return js.Global().Get("Promise").Call("reject", js.Global().Get("Error").New(msg))
+		})
+	})
+	return causeFunc
+}
 
 // ignore is a JS function that does nothing, to swallow a rejection (new
 // Function is not allowed in Workers).

@@ -57,7 +57,8 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil || res.Status != 200 {
 		t.Fatalf("status %d, %v", res.Status, err)
 	}
-	if !strings.HasPrefix(res.Header["content-type"], "application/json") || res.Header["access-control-allow-origin"] != "*" {
+	// (A page sees only the CORS-safelisted and exposed headers.)
+	if !strings.HasPrefix(res.Header["content-type"], "application/json") {
 		t.Fatalf("headers %v", res.Header)
 	}
 	var l llmtest.Loaded
@@ -120,9 +121,11 @@ func TestErrors(t *testing.T) {
 	if _, err := fetch.Do(context.Background(), &fetch.Request{URL: "ftp://x/"}); err == nil || !strings.Contains(err.Error(), "not an http(s) URL") {
 		t.Fatalf("ftp: %v", err)
 	}
-	// Nothing listens on port 1: a network error, not a context error.
-	_, err := fetch.Do(context.Background(), &fetch.Request{URL: "http://127.0.0.1:1/"})
+	// Nothing listens on port 2 (not a port fetch blocks): a network error,
+	// not a context error.
+	_, err := fetch.Do(context.Background(), &fetch.Request{URL: "http://127.0.0.1:2/"})
 	if err == nil || errors.Is(err, context.Canceled) {
 		t.Fatalf("refused connection: %v", err)
 	}
+	t.Logf("refused connection: %v", err)
 }

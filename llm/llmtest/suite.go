@@ -277,6 +277,24 @@ var cases = []suiteCase{
 			eq(t, "tool_choice", body.ToolChoice, map[string]any{"type": "tool", "name": "read"})
 		}
 	}},
+	{"ConsecutiveMessages", func(t *testing.T, h *harness) {
+		req := hello()
+		req.MaxTokens = 64
+		req.Messages = append(req.Messages,
+			llm.Message{Role: llm.Assistant, Text: "Reading."},
+			llm.Message{Role: llm.Assistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "read", Arguments: `not json`}}},
+			llm.Message{Role: llm.User, Text: "Also, hurry."},
+			llm.Message{Role: llm.User, ToolResults: []llm.ToolResult{{CallID: "call_1", Content: "bad arguments", IsError: true}}})
+		_, err, lg := h.turn(t, req, nil, Reply{Events: []Event{Text("ok"), Done(llm.Stop, 1, 1)}})
+		if err != nil {
+			t.Fatalf("%v (rejected: %q)", err, lg.Rejected)
+		}
+		var body map[string]any
+		json.Unmarshal(lg.Requests[0].Body, &body)
+		eq(t, "max_tokens", body["max_tokens"], 64.0)
+		want := map[string]int{"openai": 5, "anthropic": 3}[h.provider] // system, user, assistant, tool, user
+		eq(t, "messages (merged by role)", len(body["messages"].([]any)), want)
+	}},
 	{"Headers", func(t *testing.T, h *harness) {
 		_, err, lg := h.turn(t, hello(), func(c *llm.Config) { c.Headers = map[string]string{"X-Extra": "yes"} }, Reply{Events: []Event{Text("a"), Done(llm.Stop, 1, 1)}})
 		if err != nil {
@@ -360,6 +378,14 @@ var cases = []suiteCase{
 		eq(t, "text", turn.Message.Text, "third")
 		eq(t, "requests", len(lg.Requests), 3)
 	}},
+	{"EmptyBodyRetried", func(t *testing.T, h *harness) {
+		turn, err, lg := h.turn(t, hello(), nil, Reply{End: "truncate"}, Reply{Events: []Event{Text("second"), Done(llm.Stop, 1, 1)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		eq(t, "text", turn.Message.Text, "second")
+		eq(t, "requests (a 200 that ends before its first byte consumed nothing)", len(lg.Requests), 2)
+	}},
 	{"TimeoutBeforeHeaders", func(t *testing.T, h *harness) {
 		zero := 0
 		start := time.Now()
@@ -401,6 +427,19 @@ var cases = []suiteCase{
 		}
 		eq(t, "chunks (text, then the error)", n, 2)
 		eq(t, "disconnects", h.log(t, l, 1).Disconnects, 1)
+	}},
+	{"CancelDuringRetryWait", func(t *testing.T, h *harness) {
+		c, l := h.load(t, nil, Reply{Status: 429, Header: map[string]string{"retry-after": "5"}})
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		time.AfterFunc(300*time.Millisecond, cancel)
+		start := time.Now()
+		_, err := llm.Collect(c.Stream(ctx, hello()))
+		wantKind(t, err, errkind.Cancelled)
+		if d := time.Since(start); d > 3*time.Second {
+			t.Fatalf("settled %v after the start, want about 300ms (the retry wait is 5 s)", d)
+		}
+		eq(t, "requests", len(h.log(t, l, 0).Requests), 1)
 	}},
 	{"BreakClosesTheStream", func(t *testing.T, h *harness) {
 		c, l := h.load(t, nil, Reply{End: "stall", Events: []Event{Text("one"), Text("two")}})

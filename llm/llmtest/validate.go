@@ -52,7 +52,9 @@ func validate(provider, path string, h http.Header, body []byte, req *wireReques
 		if path != "/v1/messages" {
 			return &verror{404, "not_found_error", "Not Found"}
 		}
-		if h.Get("X-Api-Key") == "" {
+		// API keys go in x-api-key; @anthropic-ai/sdk 1.x sends them as a
+		// bearer token, which the API accepts too.
+		if key, _ := strings.CutPrefix(h.Get("Authorization"), "Bearer "); h.Get("X-Api-Key") == "" && key == "" {
 			return &verror{401, "authentication_error", "x-api-key header is required"}
 		}
 		if h.Get("Origin") != "" && h.Get("Anthropic-Dangerous-Direct-Browser-Access") != "true" {

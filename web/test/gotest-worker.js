@@ -10,10 +10,11 @@ globalThis.fs.writeSync = (fd, buf) => {
 };
 
 self.onmessage = async (ev) => {
-  const { url, args } = ev.data;
+  const { url, args, env } = ev.data;
   try {
     const go = new Go();
     go.argv = ['test.wasm', ...args];
+    go.env = env ?? {};
     let code = 0;
     go.exit = (c) => { code = c; };
     const { instance } = await WebAssembly.instantiateStreaming(fetch(url), go.importObject);
