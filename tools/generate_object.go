@@ -146,15 +146,15 @@ func (g *GenerateObject) plan(raw json.RawMessage) (*genPlan, error) {
 	if err := json.Unmarshal(schema, &tree); err != nil {
 		return nil, kernel.InvalidArgument("%s: schema is not JSON: %v", tool, err)
 	}
-	if d := jsonDepth(tree); d > genMaxSchemaDepth {
+	if d := genDepth(tree); d > genMaxSchemaDepth {
 		return nil, kernel.InvalidArgument("%s: schema nests %d levels, over the limit of %d", tool, d, genMaxSchemaDepth)
 	}
 	sch, err := kernel.CompileSchema(schema)
 	if err != nil {
-		return nil, kernel.InvalidArgument("%s: schema does not compile as JSON Schema 2020-12: %s", tool, clipText(err.Error(), 1<<10))
+		return nil, kernel.InvalidArgument("%s: schema does not compile as JSON Schema 2020-12: %s", tool, genClip(err.Error(), 1<<10))
 	}
 	p.schema = sch
-	p.sent, p.wrapKey = envelope(schema, tree.(map[string]any))
+	p.sent, p.wrapKey = genEnvelope(schema, tree.(map[string]any))
 	if a.Prompt == nil || strings.TrimSpace(*a.Prompt) == "" {
 		return nil, kernel.InvalidArgument("%s: prompt is required and must not be blank", tool)
 	}
@@ -165,7 +165,7 @@ func (g *GenerateObject) plan(raw json.RawMessage) (*genPlan, error) {
 	if a.SchemaName != nil {
 		p.name = *a.SchemaName
 		if !genSchemaName.MatchString(p.name) || len(p.name) > genMaxSchemaNameBytes {
-			return nil, kernel.InvalidArgument("%s: schema_name %q must match ^[A-Za-z0-9_-]+$ and be at most %d bytes", tool, clipText(p.name, 80), genMaxSchemaNameBytes)
+			return nil, kernel.InvalidArgument("%s: schema_name %q must match ^[A-Za-z0-9_-]+$ and be at most %d bytes", tool, genClip(p.name, 80), genMaxSchemaNameBytes)
 		}
 	}
 	if a.SchemaDescription != nil {
@@ -190,7 +190,7 @@ func (g *GenerateObject) plan(raw json.RawMessage) (*genPlan, error) {
 	case "prompt":
 		p.mode = "prompt"
 	default:
-		return nil, kernel.InvalidArgument("%s: mode %q is not one of auto, strict, json, tool, prompt", tool, clipText(p.requested, 80))
+		return nil, kernel.InvalidArgument("%s: mode %q is not one of auto, strict, json, tool, prompt", tool, genClip(p.requested, 80))
 	}
 	if a.MaxRepairAttempts != nil {
 		p.repairs = *a.MaxRepairAttempts
@@ -217,18 +217,18 @@ func genCap(tool, key, s string, limit int) error {
 	return nil
 }
 
-// jsonDepth counts nesting as upstream does: a scalar is 1, a container 1
+// genDepth counts nesting as upstream does: a scalar is 1, a container 1
 // more than its deepest member.
-func jsonDepth(v any) int {
+func genDepth(v any) int {
 	d := 0
 	switch v := v.(type) {
 	case map[string]any:
 		for _, c := range v {
-			d = max(d, jsonDepth(c))
+			d = max(d, genDepth(c))
 		}
 	case []any:
 		for _, c := range v {
-			d = max(d, jsonDepth(c))
+			d = max(d, genDepth(c))
 		}
 	default:
 		return 1
@@ -236,12 +236,12 @@ func jsonDepth(v any) int {
 	return d + 1
 }
 
-// envelope returns the schema the model sees. Tool parameters must
+// genEnvelope returns the schema the model sees. Tool parameters must
 // describe an object, so an array root is wrapped as {elements: …} and any
 // other non-object root as {value: …}, with the root's $defs and
 // definitions hoisted so local $refs still resolve. Both the wrapped and
 // the bare answer are accepted.
-func envelope(schema json.RawMessage, tree map[string]any) (json.RawMessage, string) {
+func genEnvelope(schema json.RawMessage, tree map[string]any) (json.RawMessage, string) {
 	key := ""
 	switch t := tree["type"].(type) {
 	case string:
@@ -351,7 +351,7 @@ func (p *genPlan) judgeSources(sources ...string) genOutcome {
 		if failed.raw == "" {
 			failed = genOutcome{raw: src, parse: "no JSON object found in tool call, text content, or reasoning channel"}
 		}
-		for _, c := range jsonCandidates(src) {
+		for _, c := range genCandidates(src) {
 			var v any
 			dec := json.NewDecoder(strings.NewReader(c))
 			dec.UseNumber()
@@ -365,13 +365,13 @@ func (p *genPlan) judgeSources(sources ...string) genOutcome {
 			}
 			errs := p.schema.Validate(v)
 			if errs == nil {
-				return genOutcome{object: compact(c), raw: src}
+				return genOutcome{object: genCompact(c), raw: src}
 			}
 			if m, ok := v.(map[string]any); ok && p.wrapKey != "" && len(m) == 1 {
 				if inner, ok := m[p.wrapKey]; ok && p.schema.Validate(inner) == nil {
 					var w map[string]json.RawMessage
 					_ = json.Unmarshal([]byte(c), &w)
-					return genOutcome{object: compact(string(w[p.wrapKey])), raw: src}
+					return genOutcome{object: genCompact(string(w[p.wrapKey])), raw: src}
 				}
 			}
 			if first == nil {
@@ -388,7 +388,7 @@ func (p *genPlan) judgeSources(sources ...string) genOutcome {
 	return failed
 }
 
-func compact(s string) json.RawMessage {
+func genCompact(s string) json.RawMessage {
 	var b bytes.Buffer
 	if json.Compact(&b, []byte(s)) != nil {
 		return json.RawMessage(s)
@@ -396,8 +396,8 @@ func compact(s string) json.RawMessage {
 	return b.Bytes()
 }
 
-// jsonCandidates lists the texts of s that may hold the object.
-func jsonCandidates(s string) []string {
+// genCandidates lists the texts of s that may hold the object.
+func genCandidates(s string) []string {
 	s = strings.TrimSpace(s)
 	out := []string{s}
 	if i := strings.Index(s, "```"); i >= 0 {
@@ -416,7 +416,7 @@ func jsonCandidates(s string) []string {
 				break
 			}
 			start := i + k
-			end := balanced(s, start)
+			end := genBalanced(s, start)
 			if end < 0 {
 				break
 			}
@@ -429,9 +429,9 @@ func jsonCandidates(s string) []string {
 	return out
 }
 
-// balanced returns the end of the bracketed span that starts at s[i],
+// genBalanced returns the end of the bracketed span that starts at s[i],
 // skipping brackets inside strings, or -1.
-func balanced(s string, i int) int {
+func genBalanced(s string, i int) int {
 	depth, inStr, esc := 0, false, false
 	for j := i; j < len(s); j++ {
 		c := s[j]
@@ -463,12 +463,12 @@ func (p *genPlan) repair(msgs []llm.Message, t *llm.Turn, o genOutcome) []llm.Me
 	var sb strings.Builder
 	switch {
 	case o.errs != nil:
-		fmt.Fprintf(&sb, "Your previous output failed schema validation:\n%s\n\nValidation errors:\n", echo(o.raw))
+		fmt.Fprintf(&sb, "Your previous output failed schema validation:\n%s\n\nValidation errors:\n", genEcho(o.raw))
 		for _, e := range o.errs {
 			fmt.Fprintf(&sb, "- %s\n", e)
 		}
 	case o.raw != "":
-		fmt.Fprintf(&sb, "Your previous output could not be parsed as a JSON object (%s):\n%s\n", o.parse, echo(o.raw))
+		fmt.Fprintf(&sb, "Your previous output could not be parsed as a JSON object (%s):\n%s\n", o.parse, genEcho(o.raw))
 	default:
 		sb.WriteString("Your previous response contained no JSON. The object must be in your answer itself, not in a reasoning aside.\n")
 	}
@@ -493,38 +493,39 @@ func (p *genPlan) repair(msgs []llm.Message, t *llm.Turn, o genOutcome) []llm.Me
 	return append(msgs, asst, llm.Message{Role: llm.User, ToolResults: res})
 }
 
-// echo quotes at most genRawEchoBytes of a failed answer.
-func echo(s string) string {
+// genEcho quotes at most genRawEchoBytes of a failed answer.
+func genEcho(s string) string {
 	if len(s) <= genRawEchoBytes {
 		return s
 	}
-	return fmt.Sprintf("%s...[truncated, %d bytes total]", prefix(s, genRawEchoBytes), len(s))
+	return fmt.Sprintf("%s...[truncated, %d bytes total]", genPrefix(s, genRawEchoBytes), len(s))
 }
 
-// clipText cuts s to about n bytes for an error message.
-func clipText(s string, n int) string {
+// genClip cuts s to about n bytes for an error message.
+func genClip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return prefix(s, n) + "…"
+	return genPrefix(s, n) + "…"
 }
 
-// prefix is s cut to at most n bytes on a rune boundary.
-func prefix(s string, n int) string {
+// genPrefix is s cut to at most n bytes on a rune boundary.
+func genPrefix(s string, n int) string {
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
 	return s[:n]
 }
 
-// partials streams the first round's partial objects through emit: the
+// genPartials streams the first round's partial objects through emit: the
 // tool call's argument fragments (tool mode) or the text from its first
 // { or [ (prompt mode), parsed incrementally, at most one snapshot per
 // genPartialInterval, none that repeats the last.
-type partials struct {
+type genPartials struct {
 	tool    bool // tool mode: the first call's arguments; else the text
 	p       llm.PartialJSON
 	buf     []byte       // what p was fed
+	judged  bool         // the complete value was checked for the grace
 	emit    func(string) // nil: no partial deltas (repair rounds)
 	wrapKey string
 	started bool
@@ -532,7 +533,7 @@ type partials struct {
 	sent    []byte
 }
 
-func (s *partials) feed(frag string) {
+func (s *genPartials) feed(frag string) {
 	if !s.started {
 		i := strings.IndexAny(frag, "{[")
 		if i < 0 {
@@ -561,16 +562,16 @@ func (s *partials) feed(frag string) {
 		return
 	}
 	s.sent = enc
-	s.emit(partialDelta(enc, false, nil))
+	s.emit(genDelta(enc, false, nil))
 	// The interval runs from when the delta went out (its event's stamp
 	// was taken inside emit), so stamps too are at least an interval apart.
 	s.last = time.Now()
 }
 
-// partialDelta is a tool_output_delta's text: {object_partial, final} or,
+// genDelta is a tool_output_delta's text: {object_partial, final} or,
 // over genMaxPartialBytes, {object_partial_omitted, partial_bytes, final};
 // extra fields (mode_used, repair_rounds) go with the final one.
-func partialDelta(obj json.RawMessage, final bool, extra map[string]any) string {
+func genDelta(obj json.RawMessage, final bool, extra map[string]any) string {
 	d := map[string]any{"final": final}
 	if len(obj) > genMaxPartialBytes {
 		d["object_partial_omitted"], d["partial_bytes"] = true, len(obj)
@@ -598,7 +599,7 @@ const genDoneGrace = 250 * time.Millisecond
 // round streams one request and assembles the turn, feeding s. When the
 // stream does not finish within genDoneGrace of completing a valid
 // object, it is cut and that object is the round's outcome (graced).
-func (g *GenerateObject) round(ctx context.Context, p *genPlan, req llm.Request, s *partials) (t llm.Turn, graced *genOutcome, err error) {
+func (g *GenerateObject) round(ctx context.Context, p *genPlan, req llm.Request, s *genPartials) (t llm.Turn, graced *genOutcome, err error) {
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var timer *time.Timer
@@ -626,7 +627,8 @@ func (g *GenerateObject) round(ctx context.Context, p *genPlan, req llm.Request,
 		default:
 			continue
 		}
-		if timer == nil && s.p.Complete() {
+		if !s.judged && s.p.Complete() {
+			s.judged = true // once: what follows a complete value cannot make it valid
 			if o := p.judgeSources(string(s.buf)); o.object != nil {
 				timer = time.AfterFunc(genDoneGrace, func() { cut.Store(true); cancel() })
 			}
@@ -667,7 +669,7 @@ func (g *GenerateObject) Execute(ctx context.Context, call *kernel.Call) (*kerne
 	msgs := req.Messages
 	for round := 0; ; round++ {
 		req.Messages = msgs
-		s := &partials{tool: p.mode == "tool", wrapKey: p.wrapKey}
+		s := &genPartials{tool: p.mode == "tool", wrapKey: p.wrapKey}
 		if round == 0 { // only the first round streams partials, as upstream
 			s.emit = call.Emit
 		}
@@ -683,7 +685,7 @@ func (g *GenerateObject) Execute(ctx context.Context, call *kernel.Call) (*kerne
 			o = p.judge(&t)
 		}
 		if o.object != nil {
-			call.Emit(partialDelta(o.object, true, map[string]any{"mode_used": p.mode, "repair_rounds": round}))
+			call.Emit(genDelta(o.object, true, map[string]any{"mode_used": p.mode, "repair_rounds": round}))
 			return p.succeeded(o, round, usage, adm), nil
 		}
 		if round == p.repairs {

@@ -18,7 +18,7 @@ import (
 
 // scripted loads replies for provider and returns a kernel with
 // generate_object over a client of that script, and the script.
-func scripted(t *testing.T, provider string, retries int, replies ...llmtest.Reply) (*genKernel, llmtest.Remote, llmtest.Loaded) {
+func genScripted(t *testing.T, provider string, retries int, replies ...llmtest.Reply) (*genKernel, llmtest.Remote, llmtest.Loaded) {
 	t.Helper()
 	remote := llmtest.Remote{URL: llmtest.ServerURL(t)}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -34,7 +34,7 @@ func scripted(t *testing.T, provider string, retries int, replies ...llmtest.Rep
 	return newGenKernel(t, c), remote, l
 }
 
-func serverLog(t *testing.T, r llmtest.Remote, l llmtest.Loaded, disconnects int) llmtest.Log {
+func genServerLog(t *testing.T, r llmtest.Remote, l llmtest.Loaded, disconnects int) llmtest.Log {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -47,7 +47,7 @@ func serverLog(t *testing.T, r llmtest.Remote, l llmtest.Loaded, disconnects int
 
 // emit is a reply whose tool call emit_<name> streams fragments, each after
 // gapMs.
-func emit(name string, gapMs int, frags ...string) llmtest.Reply {
+func emitReply(name string, gapMs int, frags ...string) llmtest.Reply {
 	ev := []llmtest.Event{llmtest.Tool(0, "call_"+name, "emit_"+name)}
 	for _, f := range frags {
 		e := llmtest.Args(0, f)
@@ -57,7 +57,7 @@ func emit(name string, gapMs int, frags ...string) llmtest.Reply {
 	return llmtest.Reply{Events: append(ev, llmtest.Done(llm.ToolUse, 20, 10))}
 }
 
-func eachProvider(t *testing.T, f func(t *testing.T, provider string)) {
+func genEachProvider(t *testing.T, f func(t *testing.T, provider string)) {
 	for _, p := range llmtest.Providers {
 		t.Run(p, func(t *testing.T) {
 			t.Parallel()
@@ -67,11 +67,11 @@ func eachProvider(t *testing.T, f func(t *testing.T, provider string)) {
 }
 
 func TestGenerateObjectServerRepairs(t *testing.T) {
-	eachProvider(t, func(t *testing.T, provider string) {
-		g, remote, l := scripted(t, provider, 0,
-			emit("person", 0, `{"name": "Ada", `, `"age": `),      // not JSON
-			emit("person", 0, `{"name": "Ada", "age": "thirty"}`), // schema-invalid
-			emit("person", 0, `{"name": "Ada", "age": 36}`))
+	genEachProvider(t, func(t *testing.T, provider string) {
+		g, remote, l := genScripted(t, provider, 0,
+			emitReply("person", 0, `{"name": "Ada", `, `"age": `),      // not JSON
+			emitReply("person", 0, `{"name": "Ada", "age": "thirty"}`), // schema-invalid
+			emitReply("person", 0, `{"name": "Ada", "age": 36}`))
 		res := g.call(t, context.Background(), map[string]any{"schema": personSchema, "prompt": "Ada is 36.", "schema_name": "person"})
 		if res.ExitCode != 0 || !strings.HasPrefix(res.Output, `{"object":{"name":"Ada","age":36},"repair_rounds":2,"mode_used":"tool"`) {
 			t.Fatalf("exit %d: %s", res.ExitCode, res.Output)
@@ -81,7 +81,7 @@ func TestGenerateObjectServerRepairs(t *testing.T) {
 		if out.Usage["prompt_tokens"] != float64(60) || out.Usage["total_tokens"] != float64(90) {
 			t.Errorf("usage %v", out.Usage)
 		}
-		lg := serverLog(t, remote, l, 0)
+		lg := genServerLog(t, remote, l, 0)
 		if len(lg.Requests) != 3 || len(lg.Rejected) != 0 {
 			t.Fatalf("%d requests, rejected %v", len(lg.Requests), lg.Rejected)
 		}
@@ -94,15 +94,15 @@ func TestGenerateObjectServerRepairs(t *testing.T) {
 		for i, want := range []string{"could not be parsed", "/age: got string, want integer"} {
 			body := string(lg.Requests[i+1].Body)
 			if !strings.Contains(body, want) || !strings.Contains(body, result) {
-				t.Errorf("request %d lacks %q in a %s: %s", i+2, want, result, clipText(body, 1500))
+				t.Errorf("request %d lacks %q in a %s: %s", i+2, want, result, genClip(body, 1500))
 			}
 		}
 	})
 }
 
 func TestGenerateObjectServerBadArguments(t *testing.T) {
-	eachProvider(t, func(t *testing.T, provider string) {
-		g, remote, l := scripted(t, provider, 0, emit("result", 0, `{}`))
+	genEachProvider(t, func(t *testing.T, provider string) {
+		g, remote, l := genScripted(t, provider, 0, emitReply("result", 0, `{}`))
 		for _, args := range []map[string]any{
 			{"schema": personSchema, "prompt": "  "},
 			{"schema": personSchema, "prompt": "p", "max_repair_attempts": 9},
@@ -112,14 +112,14 @@ func TestGenerateObjectServerBadArguments(t *testing.T) {
 				t.Errorf("%v: exit %d: %s", args, res.ExitCode, res.Output)
 			}
 		}
-		if lg := serverLog(t, remote, l, 0); len(lg.Requests) != 0 {
+		if lg := genServerLog(t, remote, l, 0); len(lg.Requests) != 0 {
 			t.Errorf("%d requests reached the server", len(lg.Requests))
 		}
 	})
 }
 
 func TestGenerateObjectServerStreamsPartials(t *testing.T) {
-	eachProvider(t, func(t *testing.T, provider string) {
+	genEachProvider(t, func(t *testing.T, provider string) {
 		// A 1 s stream of 5 ms fragments.
 		frags := []string{`{"items": [`}
 		for i := range 198 {
@@ -127,7 +127,7 @@ func TestGenerateObjectServerStreamsPartials(t *testing.T) {
 		}
 		frags = append(frags, `"last"]}`)
 		whole := strings.Join(frags, "")
-		g, _, _ := scripted(t, provider, 0, emit("result", 5, frags...))
+		g, _, _ := genScripted(t, provider, 0, emitReply("result", 5, frags...))
 		start := time.Now()
 		res := g.call(t, context.Background(), map[string]any{"schema": map[string]any{"type": "object", "required": []string{"items"}}, "prompt": "p"})
 		elapsed := time.Since(start)
@@ -158,21 +158,21 @@ func TestGenerateObjectServerStreamsPartials(t *testing.T) {
 		}
 		var want any
 		_ = json.Unmarshal([]byte(whole), &want)
-		if string(final.Object) != mustJSON(want) {
-			t.Errorf("final delta object %s, want %s", clipText(string(final.Object), 200), clipText(mustJSON(want), 200))
+		if string(final.Object) != genJSON(want) {
+			t.Errorf("final delta object %s, want %s", genClip(string(final.Object), 200), genClip(genJSON(want), 200))
 		}
 		t.Logf("%s: %d partials over %v", provider, n, elapsed)
 	})
 }
 
 func TestGenerateObjectServerCancel(t *testing.T) {
-	eachProvider(t, func(t *testing.T, provider string) {
+	genEachProvider(t, func(t *testing.T, provider string) {
 		frags := make([]string, 100)
 		for i := range frags {
 			frags[i] = " "
 		}
 		frags[0] = `{"name": "A`
-		g, remote, l := scripted(t, provider, 0, emit("result", 50, frags...))
+		g, remote, l := genScripted(t, provider, 0, emitReply("result", 50, frags...))
 		ctx, cancel := context.WithCancel(context.Background())
 		var at time.Time
 		time.AfterFunc(300*time.Millisecond, func() { at = time.Now(); cancel() })
@@ -185,7 +185,7 @@ func TestGenerateObjectServerCancel(t *testing.T) {
 		if settled > 1500*time.Millisecond {
 			t.Errorf("settled %v after the cancel", settled)
 		}
-		if lg := serverLog(t, remote, l, 1); lg.Disconnects != 1 {
+		if lg := genServerLog(t, remote, l, 1); lg.Disconnects != 1 {
 			t.Errorf("server saw %d disconnects", lg.Disconnects)
 		}
 		t.Logf("%s: settled %v after the cancel", provider, settled)
@@ -193,17 +193,17 @@ func TestGenerateObjectServerCancel(t *testing.T) {
 }
 
 func TestGenerateObjectServerFailureKinds(t *testing.T) {
-	eachProvider(t, func(t *testing.T, provider string) {
+	genEachProvider(t, func(t *testing.T, provider string) {
 		for _, c := range []struct {
 			status int
 			want   kernel.ErrorType
 		}{{429, kernel.ErrRateLimited}, {503, kernel.ErrTransport}} {
-			g, remote, l := scripted(t, provider, 1, llmtest.Reply{Status: c.status, Header: map[string]string{"retry-after": "0.05"}})
+			g, remote, l := genScripted(t, provider, 1, llmtest.Reply{Status: c.status, Header: map[string]string{"retry-after": "0.05"}})
 			res := g.call(t, context.Background(), map[string]any{"schema": personSchema, "prompt": "p"})
 			if res.ErrorKind == nil || res.ErrorKind.Type != c.want || !strings.HasPrefix(res.Output, "generate_object failed: ") {
 				t.Errorf("%d: exit %d kind %+v: %s", c.status, res.ExitCode, res.ErrorKind, res.Output)
 			}
-			if lg := serverLog(t, remote, l, 0); len(lg.Requests) != 2 {
+			if lg := genServerLog(t, remote, l, 0); len(lg.Requests) != 2 {
 				t.Errorf("%d: %d requests, want 2 (one retry)", c.status, len(lg.Requests))
 			}
 		}
@@ -211,9 +211,9 @@ func TestGenerateObjectServerFailureKinds(t *testing.T) {
 }
 
 func TestGenerateObjectServerThatNeverFinishes(t *testing.T) {
-	eachProvider(t, func(t *testing.T, provider string) {
+	genEachProvider(t, func(t *testing.T, provider string) {
 		// The object completes, then the stream stays open and silent.
-		g, remote, l := scripted(t, provider, 0, llmtest.Reply{End: "stall", Events: []llmtest.Event{
+		g, remote, l := genScripted(t, provider, 0, llmtest.Reply{End: "stall", Events: []llmtest.Event{
 			llmtest.Tool(0, "call_1", "emit_result"), llmtest.Args(0, `{"name": "Ada",`), llmtest.Args(0, ` "age": 36}`)}})
 		start := time.Now()
 		res := g.call(t, context.Background(), map[string]any{"schema": personSchema, "prompt": "p"})
@@ -225,7 +225,7 @@ func TestGenerateObjectServerThatNeverFinishes(t *testing.T) {
 		if d := time.Since(start); d < 250*time.Millisecond || d > 5*time.Second {
 			t.Errorf("accepted after %v", d)
 		}
-		if lg := serverLog(t, remote, l, 1); len(lg.Requests) != 1 || lg.Disconnects != 1 {
+		if lg := genServerLog(t, remote, l, 1); len(lg.Requests) != 1 || lg.Disconnects != 1 {
 			t.Errorf("%d requests, %d disconnects", len(lg.Requests), lg.Disconnects)
 		}
 	})

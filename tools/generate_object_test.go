@@ -192,7 +192,7 @@ func TestGenerateObjectBadArgumentsMakeNoRequest(t *testing.T) {
 			client := &goClient{}
 			res := newGenKernel(t, client).call(t, context.Background(), c.args)
 			if res.ExitCode == 0 || res.ErrorKind == nil || res.ErrorKind.Type != kernel.ErrInvalidArgument || !strings.Contains(res.Output, c.want) {
-				t.Errorf("got exit %d kind %+v: %s", res.ExitCode, res.ErrorKind, clipText(res.Output, 300))
+				t.Errorf("got exit %d kind %+v: %s", res.ExitCode, res.ErrorKind, genClip(res.Output, 300))
 			}
 			if n := len(client.requests()); n != 0 {
 				t.Errorf("%d requests made", n)
@@ -356,12 +356,12 @@ func TestGenerateObjectStreamsThrottledPartials(t *testing.T) {
 	var last map[string]any
 	_ = json.Unmarshal([]byte(texts[len(texts)-1]), &last)
 	got = last["object_partial"]
-	if b1, _ := json.Marshal(got); string(b1) != mustJSON(want) {
+	if b1, _ := json.Marshal(got); string(b1) != genJSON(want) {
 		t.Errorf("final delta object %s", b1)
 	}
 }
 
-func mustJSON(v any) string {
+func genJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
@@ -386,7 +386,7 @@ func TestGenerateObjectTimeoutExcludesQueueWait(t *testing.T) {
 	// (about 1 s) and then has its own full timeout_ms.
 	turn, _ := streamingTurn()
 	turn2, _ := streamingTurn()
-	turn2.gap = time.Millisecond
+	turn2.gap = 0 // instant: only a queue wait counted against timeout_ms could time it out
 	client := &goClient{turns: []goTurn{turn, turn2}}
 	g := newGenKernel(t, client)
 	schema := map[string]any{"type": "object"}
@@ -410,5 +410,78 @@ func TestGenerateObjectTimeoutExcludesQueueWait(t *testing.T) {
 	adm := second.Metadata["generation_admission"].(map[string]any)
 	if adm["queue_wait_ms"].(int64) < 500 || adm["max_concurrency"] != 1 {
 		t.Errorf("admission %v", adm)
+	}
+}
+
+// FuzzGenerateObjectAnswer judges arbitrary model answers: no panic, and an
+// accepted object is one JSON value the schema accepts.
+func FuzzGenerateObjectAnswer(f *testing.F) {
+	for _, s := range []string{`{"name":"a","age":1}`, "```json\n{\"name\":\"a\",\"age\":1}\n```", `x {"a": "}"} y [1]`,
+		`{"value": 3}`, `[{"name":"a","age":1}]`, `{"name": "a", "age": `, `"\"{"`} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	g := NewGenerateObject(&goClient{})
+	person, _ := json.Marshal(map[string]any{"schema": personSchema, "prompt": "p"})
+	number, _ := json.Marshal(map[string]any{"schema": map[string]any{"type": "integer"}, "prompt": "p"})
+	pp, err := g.plan(person)
+	if err != nil {
+		f.Fatal(err)
+	}
+	np, err := g.plan(number)
+	if err != nil || np.wrapKey != "value" {
+		f.Fatal(err, np.wrapKey)
+	}
+	f.Fuzz(func(t *testing.T, answer string, scalar bool) {
+		p := pp
+		if scalar {
+			p = np
+		}
+		o := p.judgeSources(answer)
+		if o.object == nil {
+			return
+		}
+		var v any
+		dec := json.NewDecoder(strings.NewReader(string(o.object)))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil || dec.More() {
+			t.Fatalf("accepted %q: %v", o.object, err)
+		}
+		if errs := p.schema.Validate(v); errs != nil {
+			t.Fatalf("accepted %s: %v", o.object, errs)
+		}
+	})
+}
+
+func TestGenerateObjectCancelledWaiterFreesItsPlace(t *testing.T) {
+	long, _ := streamingTurn()
+	client := &goClient{turns: []goTurn{long, {name: "emit_result", frags: []string{`{}`}}}}
+	g := newGenKernel(t, client)
+	args := map[string]any{"schema": map[string]any{"type": "object"}, "prompt": "p"}
+	first := make(chan *kernel.Result)
+	go func() { first <- g.call(t, context.Background(), args) }()
+	for len(client.requests()) == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	// A call queued behind the first is cancelled while it waits.
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	res := g.call(t, ctx, args)
+	if res.ErrorKind == nil || res.ErrorKind.Type != kernel.ErrCancelled || len(client.requests()) != 1 {
+		t.Fatalf("queued call: kind %+v, %d requests: %s", res.ErrorKind, len(client.requests()), res.Output)
+	}
+	if r := <-first; r.ExitCode != 0 {
+		t.Fatalf("first call: %s", r.Output)
+	}
+	// Its place was not kept: the next call runs.
+	done := make(chan *kernel.Result, 1)
+	go func() { done <- g.call(t, context.Background(), args) }()
+	select {
+	case r := <-done:
+		if r.ExitCode != 0 {
+			t.Fatalf("next call: %s", r.Output)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the next call never got a place")
 	}
 }
