@@ -25,7 +25,7 @@ import (
 // loop gets wrong fails with the provider's 400.
 
 type wire struct {
-	t        *testing.T
+	t        testing.TB
 	provider string
 	remote   llmtest.Remote
 	loaded   llmtest.Loaded
@@ -33,7 +33,7 @@ type wire struct {
 	sub      *core.Subscription
 }
 
-func newWire(t *testing.T, provider string, opts core.Options, replies ...llmtest.Reply) *wire {
+func newWire(t testing.TB, provider string, opts core.Options, replies ...llmtest.Reply) *wire {
 	t.Helper()
 	w := &wire{t: t, provider: provider, remote: llmtest.Remote{URL: llmtest.ServerURL(t)}}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

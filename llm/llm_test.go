@@ -63,6 +63,7 @@ func TestRequestCheck(t *testing.T) {
 		{Request{Messages: []Message{user}, Tools: []Tool{{Name: "a", Parameters: json.RawMessage(`[1]`)}}}, "not a JSON object"},
 		{Request{Messages: []Message{user}, ToolChoice: ToolChoice{Type: ToolChoiceTool, Name: "x"}}, `names "x"`},
 		{Request{Messages: []Message{user}, ToolChoice: ToolChoice{Type: "any"}}, "toolChoice.type"},
+		{Request{Messages: []Message{user}, ToolChoice: ToolChoice{Type: ToolChoiceRequired}}, "tools is empty"},
 	} {
 		err := c.req.check()
 		if !errkind.Is(err, errkind.InvalidArgument) || !strings.Contains(err.Error(), c.msg) {

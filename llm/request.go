@@ -63,7 +63,11 @@ func (r *Request) check() error {
 		}
 	}
 	switch r.ToolChoice.Type {
-	case "", ToolChoiceAuto, ToolChoiceNone, ToolChoiceRequired:
+	case "", ToolChoiceAuto, ToolChoiceNone:
+	case ToolChoiceRequired:
+		if len(r.Tools) == 0 {
+			return bad("toolChoice requires a tool call, but tools is empty")
+		}
 	case ToolChoiceTool:
 		if !names[r.ToolChoice.Name] {
 			return bad("toolChoice names %q, which is not in tools", r.ToolChoice.Name)

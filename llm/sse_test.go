@@ -86,3 +86,39 @@ func FuzzSSE(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecoders: whatever a server sends, the decoders never panic and the
+// chunks they emit before an error are in the order Turn checks.
+func FuzzDecoders(f *testing.F) {
+	f.Add(string(openAIStream(3)), false)
+	f.Add(string(anthropicStream(3)), true)
+	f.Add("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":2,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"n\"}}\n\nevent: content_block_stop\ndata: {\"index\":2}\n\nevent: content_block_stop\ndata: {\"index\":2}\n\n", true)
+	f.Add("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":3,\"function\":{\"arguments\":\"{\"}},{\"index\":1,\"id\":\"a\",\"function\":{\"name\":\"x\"}}]},\"finish_reason\":\"stop\"}]}\n\n", false)
+	f.Fuzz(func(t *testing.T, in string, anthropic bool) {
+		var d decoder = &openAIDecoder{}
+		if anthropic {
+			d = &anthropicDecoder{}
+		}
+		s := newSSEReader(strings.NewReader(in))
+		var tr Turn
+		var out []Chunk
+		for {
+			name, data, err := s.next()
+			done := false
+			if err == io.EOF {
+				err, done = d.eof(&out), true
+			} else if err == nil {
+				done, err = d.event(name, data, &out)
+			}
+			for _, c := range out {
+				if aerr := tr.Add(c); aerr != nil {
+					t.Fatalf("decoder emitted out of order: %v (chunks %+v)", aerr, out)
+				}
+			}
+			out = out[:0]
+			if err != nil || done {
+				return
+			}
+		}
+	})
+}
