@@ -197,3 +197,45 @@ func TestOpenAIToolCallOrder(t *testing.T) {
 		t.Fatalf("usage %+v", tr.Usage)
 	}
 }
+
+func TestOpenAIReasoningFields(t *testing.T) {
+	d := &openAIDecoder{}
+	var out []Chunk
+	for _, ev := range []string{
+		`{"choices":[{"index":0,"delta":{"reasoning_content":"a","reasoning":"a"}}]}`,
+		`{"choices":[{"index":0,"delta":{"reasoning":"b"}}]}`,
+	} {
+		if _, err := d.event("", []byte(ev), &out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(out) != 2 || out[0].Text != "a" || out[1].Text != "b" {
+		t.Fatalf("reasoning chunks %+v, want a then b", out)
+	}
+}
+
+// TestOpenAISameIndexNewID: servers that send every call whole at index 0
+// still give one call per id.
+func TestOpenAISameIndexNewID(t *testing.T) {
+	d := &openAIDecoder{}
+	var out []Chunk
+	for _, ev := range []string{
+		`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"read","arguments":"{\"x\":1}"}}]}}]}`,
+		`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"b","function":{"name":"read","arguments":"{\"x\":2}"}}]}}]}`,
+		`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`,
+	} {
+		if _, err := d.event("", []byte(ev), &out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.eof(&out)
+	var tr Turn
+	for _, c := range out {
+		if err := tr.Add(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(tr.Message.ToolCalls) != 2 || tr.Message.ToolCalls[1].ID != "b" || tr.Message.ToolCalls[1].Arguments != `{"x":2}` {
+		t.Fatalf("calls %+v", tr.Message.ToolCalls)
+	}
+}

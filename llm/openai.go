@@ -207,10 +207,14 @@ func (d *openAIDecoder) event(_ string, data []byte, out *[]Chunk) (bool, error)
 			continue
 		}
 		dl := &choice.Delta
-		for _, r := range []*string{dl.ReasoningContent, dl.Reasoning} {
-			if r != nil && *r != "" {
-				*out = append(*out, Chunk{Type: ReasoningDelta, Text: *r})
-			}
+		// DeepSeek-style servers send reasoning_content, OpenRouter-style
+		// ones reasoning; some send both with the same text.
+		r := dl.ReasoningContent
+		if r == nil || *r == "" {
+			r = dl.Reasoning
+		}
+		if r != nil && *r != "" {
+			*out = append(*out, Chunk{Type: ReasoningDelta, Text: *r})
 		}
 		if dl.Content != nil && *dl.Content != "" {
 			t := *dl.Content
@@ -248,7 +252,9 @@ func (d *openAIDecoder) toolCall(wire *int, id, name, args string, out *[]Chunk)
 	switch {
 	case wire != nil:
 		j, ok := d.byWire[*wire]
-		if !ok {
+		// A new id at a known index is a new call: servers that number
+		// every call 0 send each whole, with its own id.
+		if !ok || (id != "" && d.calls[j].id != "" && id != d.calls[j].id) {
 			j = len(d.calls)
 			d.byWire[*wire] = j
 			d.calls = append(d.calls, &oaCall{})
