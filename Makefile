@@ -103,3 +103,15 @@ test-wasm-llm:
 test-npm: test-llm-sdk
 test-llm-sdk: $(NODE_DEPS)
 	node --test llm/llmtest/sdk.test.mjs
+
+# --- The agent loop (agent/; issue 13) ---
+# Its wire tests run against the same scripted server under js/wasm.
+LLM_WASM_TEST_PKGS += ./agent/
+
+# --- generate_object (tools/generate_object.go; issue 13) ---
+# Its scripted-server tests under js/wasm, with the helper server (the
+# tools tier's plain run skips them: LLMTEST_URL is unset there).
+.PHONY: test-wasm-genobj
+test-wasm: test-wasm-genobj
+test-wasm-genobj:
+	$(GO) run ./llm/llmtest/cmd/llmtestserver -- env PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 -run GenerateObject ./tools/

@@ -27,6 +27,11 @@ type Subscription struct {
 	queue  []kernel.Event
 	wake   chan struct{} // cap 1
 	closed bool
+	// filter, when set, picks the events of one agent run (runFilter);
+	// the subscription ends after the one it calls last.
+	filter func(kernel.Event) (keep, last bool)
+	// onClose, when set, runs when the reader closes the subscription.
+	onClose func()
 }
 
 // Subscribe starts a new subscription. On a closed bus it is already done.
@@ -47,8 +52,19 @@ func (b *Bus) Publish(e kernel.Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for s := range b.subs {
+		last := false
+		if s.filter != nil {
+			var keep bool
+			if keep, last = s.filter(e); !keep {
+				continue
+			}
+		}
 		s.mu.Lock()
 		s.queue = append(s.queue, e)
+		if last {
+			s.closed = true
+			delete(b.subs, s)
+		}
 		s.mu.Unlock()
 		select {
 		case s.wake <- struct{}{}:
@@ -113,5 +129,8 @@ func (s *Subscription) Close() {
 	select {
 	case s.wake <- struct{}{}:
 	default:
+	}
+	if s.onClose != nil {
+		s.onClose()
 	}
 }

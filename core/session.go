@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/a3s-lab/code-wasm/kernel"
+	"github.com/a3s-lab/code-wasm/llm"
 	"github.com/a3s-lab/code-wasm/ptc"
 	"github.com/a3s-lab/code-wasm/tools"
 	"github.com/a3s-lab/code-wasm/workspace"
@@ -31,6 +32,15 @@ type Options struct {
 	// NoProgram leaves the program tool out, for a host with no script
 	// engine (Cloudflare Workers): it is not listed rather than failing.
 	NoProgram bool
+
+	// LLM is the model of the agent loop (Send, Stream); nil means the
+	// session has none: Send and Stream fail with ErrNoLLM.
+	LLM llm.Client
+	// SystemPrompt is the agent loop's system prompt.
+	SystemPrompt string
+	// MaxToolRounds bounds the agent loop's tool rounds; 0 means
+	// agent.DefaultMaxToolRounds.
+	MaxToolRounds int
 }
 
 // Session is the portable type users hold: a workspace, its tool surface,
@@ -40,6 +50,8 @@ type Session struct {
 	reg *kernel.Registry
 	k   *kernel.Kernel
 	bus *Bus
+	// agents runs Send and Stream (agent.go).
+	agents *agents
 
 	closeOnce sync.Once
 }
@@ -68,6 +80,12 @@ func New(opts Options) (*Session, error) {
 			return nil, err
 		}
 	}
+	// The LLM tools exist only with a model (API.md).
+	if opts.LLM != nil {
+		if err := reg.RegisterBuiltin(tools.NewGenerateObject(opts.LLM)); err != nil {
+			return nil, err
+		}
+	}
 	for _, t := range opts.Tools {
 		if err := reg.RegisterDynamic(t); err != nil {
 			return nil, fmt.Errorf("tools: %w", err)
@@ -78,7 +96,7 @@ func New(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Session{ws: ws, reg: reg, k: k, bus: bus}, nil
+	return &Session{ws: ws, reg: reg, k: k, bus: bus, agents: newAgents(opts, k, bus)}, nil
 }
 
 // Workspace returns the session's workspace.
@@ -280,6 +298,7 @@ func (s *Session) Grep(ctx context.Context, pattern string) (string, error) {
 // event stream. Later calls fail with ErrClosed.
 func (s *Session) Close() {
 	s.closeOnce.Do(func() {
+		s.agents.close()
 		s.k.Close()
 		s.bus.Close()
 	})

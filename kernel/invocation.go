@@ -38,7 +38,7 @@ func (k *Kernel) Invoke(ctx context.Context, req Request) (*Result, error) {
 	default:
 		return nil, fmt.Errorf("%w: %q", ErrOrigin, req.Origin)
 	}
-	sc := scope{origin: req.Origin}
+	sc := scope{origin: req.Origin, parent: req.Parent}
 	// A call made with a context that came from inside a tool keeps that
 	// tool's stack, so recursion cannot hide by bypassing the Invoker.
 	if in, ok := ctx.Value(ctxKey{}).(*scope); ok {

@@ -34,6 +34,11 @@ type Request struct {
 	Tool   string
 	Args   json.RawMessage
 	Origin Origin
+	// Parent is the id of what caused a call made from outside any tool
+	// (an agent run's id, so a UI can hang the model's calls under the
+	// run); the call's events carry it as ParentID. A call made from
+	// inside a tool keeps that tool as its parent.
+	Parent string
 }
 
 // Kernel is the one invocation pipeline every call goes through.

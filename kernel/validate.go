@@ -121,6 +121,32 @@ func validateWith(c *schemaCache, tool string, schema, args json.RawMessage) *Er
 // formatValidation lists the leaf problems of a validation error: at most
 // MaxSchemaErrors, in at most MaxSchemaErrorBytes.
 func formatValidation(tool string, ve *jsonschema.ValidationError) string {
+	leaves := leafErrors(ve)
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s: invalid arguments:", tool)
+	n := 0
+	for _, u := range leaves {
+		if n == MaxSchemaErrors {
+			fmt.Fprintf(&sb, "\n- … and %d more", len(leaves)-n)
+			break
+		}
+		loc := u.InstanceLocation
+		if loc == "" {
+			loc = "/"
+		}
+		msg := "invalid"
+		if u.Error != nil {
+			msg = u.Error.String()
+		}
+		fmt.Fprintf(&sb, "\n- at %s: %s", loc, msg)
+		n++
+	}
+	return capText(sb.String(), MaxSchemaErrorBytes)
+}
+
+// leafErrors lists the leaf problems of a validation error, sorted by
+// instance location.
+func leafErrors(ve *jsonschema.ValidationError) []jsonschema.OutputUnit {
 	units := ve.BasicOutput().Errors
 	// Keep leaves: a unit whose keyword location is a prefix of another's
 	// (at the same or a deeper instance location) only summarises it.
@@ -145,26 +171,7 @@ func formatValidation(tool string, ve *jsonschema.ValidationError) string {
 		leaves = units
 	}
 	sort.SliceStable(leaves, func(i, j int) bool { return leaves[i].InstanceLocation < leaves[j].InstanceLocation })
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s: invalid arguments:", tool)
-	n := 0
-	for _, u := range leaves {
-		if n == MaxSchemaErrors {
-			fmt.Fprintf(&sb, "\n- … and %d more", len(leaves)-n)
-			break
-		}
-		loc := u.InstanceLocation
-		if loc == "" {
-			loc = "/"
-		}
-		msg := "invalid"
-		if u.Error != nil {
-			msg = u.Error.String()
-		}
-		fmt.Fprintf(&sb, "\n- at %s: %s", loc, msg)
-		n++
-	}
-	return capText(sb.String(), MaxSchemaErrorBytes)
+	return leaves
 }
 
 // capText cuts s to at most n bytes on a rune boundary, marking the cut.

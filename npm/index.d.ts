@@ -18,14 +18,21 @@ export type ErrorCode =
   | 'ABORTED'
   | 'UNKNOWN_SESSION'
   | 'PANIC'
-  | 'INTERNAL';
+  | 'INTERNAL'
+  /** send/stream on a session created without the llm option. */
+  | 'NO_LLM'
+  /** The agent run started and did not finish; `result` is the AgentResult so far with its errorKind. */
+  | 'AGENT_FAILED';
 
 /** Every rejection is a CodeWasmError (npm/src/errors.mjs). */
 export class CodeWasmError extends Error {
-  constructor(message: string, code: ErrorCode, extra?: { result?: ToolResult });
+  constructor(message: string, code: ErrorCode, extra?: { result?: ToolResult | AgentResult });
   readonly code: ErrorCode;
-  /** The failed tool's result, for code TOOL_FAILED (readFile, glob, grep). */
-  readonly result?: ToolResult;
+  /**
+   * The failed tool's result, for code TOOL_FAILED (readFile, glob, grep); the run's AgentResult
+   * so far (with errorKind) when send/run rejects after the run started (AGENT_FAILED, ABORTED, SESSION_CLOSED).
+   */
+  readonly result?: ToolResult | AgentResult;
 }
 
 /** Go: internal/hostapi/wire.go ToolResult */
@@ -104,7 +111,7 @@ export interface Artifact {
  */
 export interface AgentEvent {
   version: 1;
-  /** tool_request_bound, tool_execution_start, tool_output_delta, tool_end, permission_denied, confirmation_required, confirmation_received, confirmation_timeout, budget_threshold_hit, error, … */
+  /** tool_request_bound, tool_execution_start, tool_output_delta, tool_end, permission_denied, confirmation_required, confirmation_received, confirmation_timeout, budget_threshold_hit, error; of an agent run: agent_start, turn_start, text_delta, reasoning_delta, tool_start, tool_input_delta, turn_end, agent_end. … */
   type: string;
   /** Upstream's snake_case payload, e.g. {id, name, output, exit_code} for tool_end. */
   payload: Record<string, any>;
@@ -116,7 +123,7 @@ export interface AgentEvent {
   toolName?: string;
   /** payload.id or payload.tool_id (else the invocation id). */
   toolId?: string;
-  /** The delta of tool_output_delta, the output of tool_end, the reason of permission_denied, the message of error. */
+  /** The delta of tool_output_delta and tool_input_delta, the text of text_delta, reasoning_delta and agent_end, the output of tool_end, the reason of permission_denied, the message of error. */
   text?: string;
   /** payload.exit_code of tool_end. */
   exitCode?: number;
@@ -309,6 +316,104 @@ export interface SecurityProvider {
   sanitizeOutput: (text: string, ctx: CallbackContext) => MaybePromise<string | { text: string }>;
 }
 
+/**
+ * The model of the agent loop: an OpenAI-compatible or Anthropic endpoint. Go: internal/hostapi/llm.go
+ * LLMOptions (llm/llm.go Config). An unknown provider or a missing model rejects INVALID_OPTIONS naming
+ * the key. In a browser the key is visible to the page's users: prefer a same-origin proxy
+ * (`baseURL: '/api/llm'`) that adds the key on the server.
+ */
+export interface LlmProviderOptions {
+  provider: 'openai' | 'anthropic';
+  /** openai: POST `${baseURL}/chat/completions` (default https://api.openai.com/v1); anthropic: POST `${baseURL}/v1/messages` (default https://api.anthropic.com). */
+  baseURL?: string;
+  apiKey?: string;
+  model: string;
+  /** Extra request headers. */
+  headers?: Record<string, string>;
+  /** Retries of a request that failed before any stream byte (408, 429, 5xx, 529, network); default 2. */
+  maxRetries?: number;
+  /** Bounds the wait for the response and each silence of the stream; default 120000. */
+  timeoutMs?: number;
+  /** The output limit (Anthropic requires one: default 8192 there). */
+  maxTokens?: number;
+}
+
+/** A message of the conversation (the history of send/stream). Go: llm/llm.go Message */
+export interface LlmMessage {
+  role: 'user' | 'assistant';
+  text?: string;
+  toolCalls?: { id: string; name: string; arguments: string }[];
+  toolResults?: { callId: string; content: string; isError?: boolean }[];
+}
+
+/** What a host-supplied client's stream() receives. Go: llm/llm.go Request */
+export interface LlmRequest {
+  model?: string;
+  system?: string;
+  messages: LlmMessage[];
+  tools?: { name: string; description?: string; parameters: Record<string, unknown> }[];
+  toolChoice?: { type: 'auto' | 'none' | 'required' | 'tool'; name?: string };
+  maxTokens?: number;
+  temperature?: number;
+}
+
+/**
+ * One chunk of the normalized stream a host-supplied client yields (llm/doc.go). Tool calls are
+ * numbered by index from 0 in the order they start; a turn ends with one `finish`.
+ */
+export type LlmChunk =
+  | { type: 'text_delta'; text: string }
+  | { type: 'reasoning_delta'; text: string }
+  | { type: 'tool_call_start'; index: number; id: string; name: string }
+  | { type: 'tool_call_delta'; index: number; fragment: string }
+  | { type: 'tool_call_end'; index: number }
+  | { type: 'finish'; stopReason: 'stop' | 'tool_use' | 'max_tokens' | 'content_filter' | 'other'; usage?: Usage };
+
+/** A host-supplied model client: the app's own transport (a proxy, a local model, a test). */
+export interface LlmClientOptions {
+  client: {
+    stream(request: LlmRequest, ctx: CallbackContext): AsyncIterable<LlmChunk> | Iterable<LlmChunk> | Promise<AsyncIterable<LlmChunk> | Iterable<LlmChunk>>;
+  };
+  /** Sent as request.model when the loop sets none. */
+  model?: string;
+  maxTokens?: number;
+}
+
+/** Go: llm/llm.go Usage */
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+/** What send/run resolve to. Go: internal/hostapi/llm.go AgentResult */
+export interface AgentResult {
+  /** The model's last answer. */
+  text: string;
+  /** The tool calls the model made, refused ones included. */
+  toolCallsCount: number;
+  usage: Usage;
+  /** Only in a rejection's `result`: why the run stopped. */
+  errorKind?: { type: string; message: string };
+}
+
+/** send/run/stream's request object form. */
+export interface SendRequest {
+  prompt: string;
+  /** Replaces the session's history for this run (which then leaves the session's as it was). */
+  history?: LlmMessage[];
+}
+
+/** A tool call exactly as a provider sent it (session.runToolCall). */
+export type ProviderToolCall =
+  | { id: string; type: 'function'; function: { name: string; arguments: string } }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+
+/** What runToolCall resolves to: the provider's tool-result message. */
+export type ProviderToolResult =
+  | { role: 'tool'; tool_call_id: string; content: string }
+  | { role: 'user'; content: { type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean }[] };
+
 /** Go: internal/hostapi/options.go Options */
 export interface SessionOptions {
   workspace?: WorkspaceOptions;
@@ -321,6 +426,12 @@ export interface SessionOptions {
   hooks?: Hook[];
   budgetGuard?: BudgetGuard;
   securityProvider?: SecurityProvider;
+  /** The model of send/run/stream (and the LLM tools); without it they reject NO_LLM. */
+  llm?: LlmProviderOptions | LlmClientOptions;
+  /** The agent loop's system prompt. */
+  systemPrompt?: string;
+  /** The agent loop's tool rounds before it stops (1–10000); default 50. */
+  maxToolRounds?: number;
 }
 
 export interface ReadFileOptions extends CallOptions {
@@ -390,6 +501,38 @@ export interface Session {
   program(options: ProgramOptions, opts?: CallOptions): Promise<ToolResult>;
 
   events(): EventStream;
+
+  /**
+   * Runs the agent loop: the model's tool calls go through the kernel with origin "agent"
+   * (permission policy, confirmation, hooks, budget, timeouts and sanitising apply: with no
+   * permissionPolicy and no confirmation the default "ask" denies every call). Without history the
+   * session's history is continued and kept. Rejects NO_LLM without the llm option; AGENT_FAILED
+   * (max tool rounds, the duplicate guard, the model's client failed), ABORTED, SESSION_CLOSED with
+   * the run so far in `result`.
+   */
+  send(prompt: string | SendRequest, history?: LlmMessage[], opts?: CallOptions): Promise<AgentResult>;
+  send(request: SendRequest, opts?: CallOptions): Promise<AgentResult>;
+  /** The same function as send (upstream's alias). */
+  run: Session['send'];
+  /**
+   * Runs the agent loop and iterates its events: agent_start, turn_start, text_delta,
+   * reasoning_delta, tool_start, tool_input_delta, the kernel's tool events, turn_end, then
+   * agent_end or error (the last one). Leaving the loop or aborting signal cancels the run.
+   */
+  stream(prompt: string | SendRequest, history?: LlmMessage[], opts?: CallOptions): AsyncIterableIterator<AgentEvent>;
+  stream(request: SendRequest, opts?: CallOptions): AsyncIterableIterator<AgentEvent>;
+  /**
+   * The session's tools as a provider's `tools` array, for apps that run their own model loop;
+   * `{strict: true}` (openai): strict-mode schemas (objects closed, every property required,
+   * optional ones nullable).
+   */
+  toolsFor(provider: 'openai' | 'anthropic', opts?: { strict?: boolean }): Record<string, unknown>[];
+  /**
+   * Runs one tool call exactly as the provider sent it, governed (as governedTool), and resolves to
+   * that provider's tool-result message. An unknown tool or unparseable arguments are answered as a
+   * failed result; a call of neither shape rejects INVALID_CALL.
+   */
+  runToolCall(call: ProviderToolCall, opts?: CallOptions): Promise<ProviderToolResult>;
 
   pendingConfirmations(): PendingConfirmation[];
   /** Resolves true when a call with that id was waiting (it is now approved or denied), false when none was. */

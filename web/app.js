@@ -21,6 +21,8 @@ const state = {
   saved: '', // its content as last read or saved
   events: 0,
   generation: 0, // bumps on every session switch, to drop stale async work
+  llm: null, // the chat's endpoint {baseURL, apiKey, model}, in memory only
+  carry: null, // the memory workspace's files, carried into a reopened session
 };
 window.playground = state; // for curious people with devtools open
 
@@ -63,11 +65,19 @@ async function openSession() {
   const old = state.session;
   state.session = null;
   if (old) await old.close().catch(() => {});
-  const workspace = state.mode === 'memory' ? { kind: 'memory', files: SAMPLE } : { kind: 'opfs', root: state.root };
+  const workspace = state.mode === 'memory' ? { kind: 'memory', files: state.carry ?? SAMPLE } : { kind: 'opfs', root: state.root };
+  state.carry = null;
   let s;
   try {
-    s = await createSession({ workspace });
+    s = await createSession({ workspace, ...chatOptions() });
   } catch (e) {
+    if (gen === state.generation && state.llm && /options\.llm/.test(e?.message ?? '')) {
+      // A bad endpoint: say so by the chat, and open the workspace without it.
+      state.llm = null;
+      state.chatError = e.message;
+      state.carry = workspace.files ?? null;
+      return openSession();
+    }
     if (gen === state.generation) {
       const { status, banner, retry } = openError(e);
       setStatus(status, 'bad');
@@ -91,6 +101,7 @@ async function openSession() {
   await refreshTree();
   const keep = state.file && (await fileExists(state.file)) ? state.file : (await listFiles())[0];
   if (keep) await openFile(keep); else clearEditor();
+  renderChat();
 }
 
 async function followEvents(s, gen) {
@@ -355,6 +366,104 @@ async function runScript() {
   }
 }
 
+// ---- chat (the agent loop) --------------------------------------------------
+
+// chatOptions are the session options of a connected chat: the endpoint,
+// read-only tools allowed, every other call of the model asked of the user.
+function chatOptions() {
+  if (!state.llm) return {};
+  const { baseURL, apiKey, model } = state.llm;
+  return {
+    llm: { provider: 'openai', baseURL, model, maxRetries: 1, ...(apiKey ? { apiKey } : {}) },
+    systemPrompt: 'You are a coding assistant working on the files of this workspace. Use the tools to look before you answer.',
+    permissionPolicy: { allow: ['read', 'grep', 'glob', 'ls'], defaultDecision: 'ask' },
+    confirmationHandler: (req) => confirm(`The model wants to run ${req.toolName}:\n${JSON.stringify(req.args, null, 2).slice(0, 600)}\n\nAllow it?`),
+  };
+}
+
+function renderChat() {
+  const on = !!(state.llm && state.session);
+  $('#chat-prompt').disabled = !on;
+  $('#chat-send').disabled = !on;
+  const el = $('#chat-state');
+  el.textContent = on ? `connected · ${state.llm.model}` : state.chatError ?? '';
+  el.title = el.textContent;
+  el.className = on ? 'pill ok' : state.chatError ? 'pill bad' : 'pill';
+}
+
+function chatLine(kind, text) {
+  const div = document.createElement('div');
+  div.className = `msg ${kind}`;
+  div.textContent = text;
+  $('#chat-log').append(div);
+  div.scrollIntoView({ block: 'nearest' });
+  return div;
+}
+
+// snapshot reads the memory workspace's files, to carry them into the
+// session a new endpoint reopens.
+async function snapshot() {
+  const files = {};
+  for (const p of await listFiles()) {
+    const r = await state.session.tool('read', { file_path: p, limit: 2000 });
+    if (r.exitCode === 0) files[p] = stripLineNumbers(r.output);
+  }
+  return files;
+}
+
+async function connectChat(e) {
+  e.preventDefault();
+  const baseURL = $('#chat-url').value.trim() || 'https://api.openai.com/v1';
+  const model = $('#chat-model').value.trim();
+  if (!model) { $('#chat-model').focus(); return; }
+  if (isDirty() && !confirm('Discard unsaved changes?')) return;
+  if (state.mode === 'memory' && state.session) state.carry = await snapshot();
+  state.llm = { baseURL, apiKey: $('#chat-key').value, model };
+  state.chatError = null;
+  await openSession();
+}
+
+async function sendChat(e) {
+  e?.preventDefault();
+  const prompt = $('#chat-prompt').value.trim();
+  const s = state.session;
+  if (!prompt || !s || !state.llm) return;
+  chatLine('user', prompt);
+  $('#chat-prompt').value = '';
+  const ac = new AbortController();
+  $('#chat-send').disabled = true;
+  $('#chat-stop').hidden = false;
+  $('#chat-stop').onclick = () => ac.abort();
+  let run = null;
+  let bubble = null;
+  try {
+    for await (const ev of s.stream(prompt, undefined, { signal: ac.signal })) {
+      switch (ev.type) {
+        case 'agent_start': run = ev.invocationId; break;
+        case 'turn_start': bubble = null; break;
+        case 'text_delta':
+          bubble ??= chatLine('assistant', '');
+          bubble.textContent += ev.text;
+          bubble.scrollIntoView({ block: 'nearest' });
+          break;
+        case 'tool_end':
+          if (ev.parentId === run) {
+            chatLine(`tool${ev.exitCode ? ' bad' : ''}`, `${ev.toolName} ${JSON.stringify(ev.payload.args ?? {})} → exit ${ev.exitCode}`);
+            bubble = null;
+          }
+          break;
+        case 'error': chatLine('error', ev.text); break;
+      }
+    }
+  } catch (err) {
+    chatLine('error', `${err.code ?? 'ERROR'}: ${err.message}`);
+  } finally {
+    $('#chat-stop').hidden = true;
+    renderChat();
+    if (s === state.session) await refreshTree();
+  }
+}
+
 // ---- wiring --------------------------------------------------------------
 
 for (const b of document.querySelectorAll('.segmented button')) {
@@ -395,6 +504,9 @@ $('#clear-events').onclick = () => { $('#event-list').replaceChildren(); state.e
 $('#script').value = SCRIPT_SAMPLE;
 $('#banner-retry').onclick = () => openSession();
 $('#run-script').onclick = runScript;
+$('#chat-connect').onsubmit = connectChat;
+$('#chat-form').onsubmit = sendChat;
+$('#chat-prompt').onkeydown = (e) => { if (e.key === 'Enter' && !e.shiftKey) sendChat(e); };
 document.addEventListener('keydown', (e) => {
   if ((e.ctrlKey || e.metaKey) && e.key === 's') { e.preventDefault(); save(); }
   if ((e.ctrlKey || e.metaKey) && e.key === 'Enter' && document.activeElement === $('#args')) { e.preventDefault(); runTool(); }

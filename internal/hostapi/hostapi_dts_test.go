@@ -9,7 +9,21 @@ import (
 	"testing"
 
 	"github.com/a3s-lab/code-wasm/kernel"
+	"github.com/a3s-lab/code-wasm/llm"
 )
+
+// llmProviderFields is LLMOptions without the host-client switch, which
+// index.d.ts declares apart (LlmClientOptions).
+type llmProviderFields struct {
+	Provider   string            `json:"provider"`
+	BaseURL    string            `json:"baseURL"`
+	APIKey     string            `json:"apiKey"`
+	Model      string            `json:"model"`
+	Headers    map[string]string `json:"headers"`
+	MaxRetries *int              `json:"maxRetries"`
+	TimeoutMs  int64             `json:"timeoutMs"`
+	MaxTokens  int               `json:"maxTokens"`
+}
 
 // dtsInterfaces parses npm/index.d.ts: interface name → field name →
 // optional.
@@ -52,7 +66,7 @@ func jsonFields(v any) map[string]bool {
 		if name == "" {
 			name = f.Name
 		}
-		out[name] = strings.Contains(opts, "omitempty")
+		out[name] = strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")
 	}
 	return out
 }
@@ -95,6 +109,12 @@ func TestTypeScriptDeclarationsMirrorGo(t *testing.T) {
 		{"Hook", HookSpec{}, false},
 		{"BudgetGuard", BudgetSpec{}, false},
 		{"SecurityProvider", SecuritySpec{}, false},
+		// The agent loop (llm.go).
+		{"AgentResult", AgentResult{}, true},
+		{"Usage", llm.Usage{}, true},
+		{"LlmProviderOptions", llmProviderFields{}, false},
+		{"LlmMessage", llm.Message{}, true},
+		{"LlmRequest", llm.Request{}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.iface, func(t *testing.T) {

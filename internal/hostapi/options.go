@@ -90,6 +90,11 @@ type Options struct {
 	Hooks               []HookSpec          `json:"hooks"`
 	BudgetGuard         *BudgetSpec         `json:"budgetGuard"`
 	SecurityProvider    *SecuritySpec       `json:"securityProvider"`
+
+	// The agent loop (llm.go).
+	LLM           *LLMOptions `json:"llm"`
+	SystemPrompt  string      `json:"systemPrompt"`
+	MaxToolRounds *int        `json:"maxToolRounds"`
 }
 
 // Bounds of option values; the defaults are the kernel's.

@@ -49,6 +49,10 @@ func (t *Sessions) Create(ctx context.Context, raw []byte, host Host, env Env) (
 	// A host without a script engine (Cloudflare Workers) lists no program
 	// tool rather than one that always fails: the surface is what works.
 	opts.NoProgram = !env.hasScriptEngine()
+	if err := o.agentOptions(host, &opts); err != nil {
+		closeDriver(ws)
+		return 0, errf(CodeInvalidOptions, "createSession: options.%v", err)
+	}
 	s, err := core.New(opts)
 	if err != nil {
 		closeDriver(ws)

@@ -3,6 +3,8 @@ package hostapi
 import (
 	"encoding/json"
 
+	"github.com/a3s-lab/code-wasm/agent"
+
 	"github.com/a3s-lab/code-wasm/kernel"
 )
 
@@ -71,10 +73,14 @@ func WireEventOf(e kernel.Event) WireEvent {
 	p := w.Payload
 	w.ToolName = firstString(p, "name", "tool_name")
 	w.ToolID = firstString(p, "id", "tool_id")
-	if w.ToolID == "" {
+	if w.ToolID == "" && !runEvent(e.Type) {
 		w.ToolID = e.InvocationID
 	}
 	switch e.Type {
+	case agent.EventTextDelta, agent.EventReasoningDelta, agent.EventAgentEnd:
+		w.Text = firstString(p, "text")
+	case agent.EventToolInputDelta:
+		w.Text = firstString(p, "delta")
 	case kernel.EventToolOutputDelta:
 		w.Text = firstString(p, "delta")
 	case kernel.EventToolEnd:
@@ -94,6 +100,16 @@ func WireEventOf(e kernel.Event) WireEvent {
 		}
 	}
 	return w
+}
+
+// runEvent reports whether typ is an agent run's own event (its
+// invocationId is the run's id, not a tool call's).
+func runEvent(typ string) bool {
+	switch typ {
+	case agent.EventAgentStart, agent.EventTurnStart, agent.EventTextDelta, agent.EventReasoningDelta, agent.EventTurnEnd, agent.EventAgentEnd:
+		return true
+	}
+	return false
 }
 
 func firstString(p map[string]any, keys ...string) string {

@@ -9,6 +9,7 @@
  * @property {Function | undefined} budget budgetGuard.checkBeforeTool
  * @property {Function | undefined} confirm confirmationHandler
  * @property {Function | undefined} sanitize securityProvider.sanitizeOutput
+ * @property {{stream: Function} | undefined} llm the host-supplied model client (llm.client)
  */
 
 // makeHost builds the session's host dispatcher (PROTOCOL.md §2). Every
@@ -19,6 +20,7 @@
  * @returns {(kind: string, payloadJSON: string, signal: AbortSignal) => Promise<string>}
  */
 export function makeHost(fns, hostKinds) {
+  const llm = llmKinds(fns);
   return async function host(kind, payloadJSON, signal) {
     // Never run a user function inside the Go -> JS call that asked for
     // it: a hook that calls the session synchronously would re-enter Go
@@ -49,6 +51,11 @@ export function makeHost(fns, hostKinds) {
           ? await Promise.all(payload.texts.map((t) => fns.sanitize(t, ctx)))
           : await fns.sanitize(payload.text, ctx);
         break;
+      case 'llm.stream':
+      case 'llm.next':
+      case 'llm.close':
+        v = await llm[kind](payload, signal);
+        break;
       default: {
         const fn = hostKinds[kind];
         if (typeof fn !== 'function') throw new Error(`no handler for host kind "${kind}"`);
@@ -64,3 +71,52 @@ export function makeHost(fns, hostKinds) {
   };
 }
 
+
+// llmKinds answers the llm.* kinds for a host-supplied model client
+// (PROTOCOL.md §2): llm.stream calls client.stream(request, {signal}) and
+// keeps its iterator under a number; llm.next answers the next chunk (or
+// {done: true}); llm.close aborts the signal and drops the iterator. An
+// abort of an llm.next call (Go stopped waiting) aborts the stream too.
+/** @param {SessionFns} fns */
+function llmKinds(fns) {
+  /** @type {Map<number, {it: AsyncIterator<any>, controller: AbortController}>} */
+  const streams = new Map();
+  let next = 0;
+  const get = (/** @type {any} */ p) => {
+    const s = streams.get(p.stream);
+    if (!s) throw new Error(`no open llm stream ${p.stream}`);
+    return s;
+  };
+  return {
+    async 'llm.stream'(/** @type {any} */ request) {
+      if (!fns.llm) throw new Error('no llm client');
+      const controller = new AbortController();
+      const src = await fns.llm.stream(request, { signal: controller.signal });
+      const it = src && typeof src[Symbol.asyncIterator] === 'function' ? src[Symbol.asyncIterator]()
+        : src && typeof src[Symbol.iterator] === 'function' ? src[Symbol.iterator]() : null;
+      if (!it) throw new Error('llm.client.stream must return an async iterable of chunks');
+      streams.set(++next, { it, controller });
+      return { stream: next };
+    },
+    async 'llm.next'(/** @type {any} */ p, /** @type {AbortSignal} */ signal) {
+      const s = get(p);
+      const onAbort = () => s.controller.abort(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        const r = await s.it.next();
+        return r.done ? { done: true } : { chunk: r.value, done: false };
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
+    },
+    async 'llm.close'(/** @type {any} */ p) {
+      const s = streams.get(p.stream);
+      if (!s) return true;
+      streams.delete(p.stream);
+      s.controller.abort();
+      // Not awaited: a generator stuck in an await would hold the answer.
+      try { Promise.resolve(s.it.return?.()).catch(() => {}); } catch { /* over either way */ }
+      return true;
+    },
+  };
+}

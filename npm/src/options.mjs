@@ -122,6 +122,8 @@ function fnRequired(v, at, why) {
 const OPTION_KEYS = new Set([
   'workspace', 'toolTimeoutMs', 'permissionPolicy', 'confirmationPolicy',
   'confirmationHandler', 'hooks', 'budgetGuard', 'securityProvider',
+  // The agent loop.
+  'llm', 'systemPrompt', 'maxToolRounds',
 ]);
 
 const HOOK_EVENTS = ['pre_tool_use', 'post_tool_use'];
@@ -159,6 +161,22 @@ export function splitBudget(g, at, base = 0) {
   return [wire, fn];
 }
 
+// splitLlm checks options.llm: a provider's settings (data, checked in Go:
+// an unknown provider or a missing model names the key), or a host-supplied
+// client {client: {stream(request, {signal})}, model?, maxTokens?}, which JS
+// keeps (Go asks it through the llm.* kinds of the host dispatcher).
+export function splitLlm(l, at) {
+  if (!isPlainObject(l)) throw invalid(`${at} must be an object {provider, model, apiKey?, baseURL?, …} or {client}`);
+  const { client, ...rest } = l;
+  const wire = toData(rest, at, invalid, 1);
+  if (client === undefined || client === null) return [wire, undefined];
+  if (typeof client !== 'object' || typeof client.stream !== 'function') {
+    throw invalid(`${at}.client must be an object with a stream(request, {signal}) method returning an async iterable of chunks`);
+  }
+  wire.client = true;
+  return [wire, client];
+}
+
 // splitOptions separates what Go decodes (data, with booleans where
 // functions were; PROTOCOL.md §3) from the functions JS keeps.
 export function splitOptions(options) {
@@ -168,9 +186,14 @@ export function splitOptions(options) {
       throw invalid(`createSession: unknown option "${k}" (known: ${[...OPTION_KEYS].join(', ')})`);
     }
   }
-  const { hooks, budgetGuard, confirmationHandler, securityProvider, ...data } = options;
+  const { hooks, budgetGuard, confirmationHandler, securityProvider, llm, ...data } = options;
   const wire = toData(data, 'createSession: options');
-  const fns = { hooks: new Map(), budget: undefined, confirm: undefined, sanitize: undefined };
+  const fns = { hooks: new Map(), budget: undefined, confirm: undefined, sanitize: undefined, llm: undefined };
+  if (llm !== undefined && llm !== null) {
+    const [w, client] = splitLlm(llm, 'createSession: options.llm');
+    wire.llm = w;
+    fns.llm = client;
+  }
   if (hooks !== undefined) {
     if (!Array.isArray(hooks)) throw invalid('createSession: options.hooks must be an array');
     wire.hooks = hooks.map((h, i) => {

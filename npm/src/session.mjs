@@ -8,6 +8,7 @@
 import { CodeWasmError, asError, badCall, abortError, closedError } from './errors.mjs';
 import { MAX_CALL_BYTES, isPlainObject, splitBudget, splitHook, splitOptions, str, toData, tooBig } from './options.mjs';
 import { makeHost } from './host.mjs';
+import { runStream, sendArgs, toolsFor } from './agent.mjs';
 
 export { CodeWasmError };
 
@@ -171,6 +172,36 @@ export class Session {
       if (v !== undefined) args[known[k]] = v;
     }
     return this.tool('program', args, opts);
+  }
+
+  // The agent loop (agent.mjs; Go: agent/, internal/hostapi/llm.go).
+  // send(prompt, history?, opts?) or send({prompt, history?}, opts?);
+  // without history the session's history is continued and kept.
+  async send(request, history, opts) {
+    if (isPlainObject(request) && opts === undefined && !Array.isArray(history)) { opts = history; history = undefined; }
+    return this.#call('send', sendArgs(request, history, 'send'), opts);
+  }
+  // run is send, as upstream (session.run === session.send).
+  run = this.send;
+  stream(request, history, opts) {
+    if (isPlainObject(request) && opts === undefined && !Array.isArray(history)) { opts = history; history = undefined; }
+    let signal;
+    try {
+      checkOpts(opts, 'stream');
+      signal = checkSignal(opts, 'stream');
+      if (this.#closed) throw closedError('stream');
+    } catch (e) {
+      return runStream(null, () => { throw e; }, undefined);
+    }
+    const api = this.#api;
+    const id = this.#id;
+    return runStream({ events: () => this.events(), send: (json, sig) => api.call(id, 'send', json, sig) },
+      () => sendArgs(request, history, 'stream'), signal);
+  }
+  toolsFor(provider, opts) { return toolsFor(this.toolDefinitions(), provider, opts); }
+  async runToolCall(call, opts) {
+    if (!isPlainObject(call)) throw badCall('runToolCall: call must be a provider\'s tool call object');
+    return this.#call('runToolCall', { call: toData(call, 'call', badCall, 1) }, opts);
   }
 
   // Human in the loop.

@@ -24,7 +24,12 @@ try {
   for (const f of tests) copyFileSync(join(here, f), join(project, f));
   for (const f of readdirSync(here).filter((f) => f.endsWith('.fixture.mjs') || f.endsWith('.js'))) copyFileSync(join(here, f), join(project, f));
   const only = process.argv.slice(2);
-  const r = spawnSync(process.execPath, ['--test', '--test-concurrency=1', ...(only.length ? only : tests)], { cwd: project, stdio: 'inherit' });
+  // The scripted provider server (llm/llmtest) for the agent tests: its
+  // helper binary runs node with LLMTEST_URL set (a test cannot build it
+  // from the scratch project).
+  const node = [process.execPath, '--test', '--test-concurrency=1', ...(only.length ? only : tests)];
+  const cmd = process.env.LLMTEST_URL ? node : ['go', 'run', './llm/llmtest/cmd/llmtestserver', '--', 'env', `--chdir=${project}`, ...node];
+  const r = spawnSync(cmd[0], cmd.slice(1), { cwd: process.env.LLMTEST_URL ? project : join(pkgDir, '..'), stdio: 'inherit' });
   process.exitCode = r.status ?? 1;
 } finally {
   if (!keep) rmSync(scratch, { recursive: true, force: true });

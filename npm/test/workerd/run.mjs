@@ -51,6 +51,7 @@ async function fetchJSON(url, deadline) {
 
 const scratch = mkdtempSync(join(tmpdir(), 'code-wasm-workerd-'));
 let workerd;
+let llmServer;
 try {
   step('npm pack');
   const packOut = execFileSync('npm', ['pack', '--json', '--pack-destination', scratch], { cwd: pkgDir, encoding: 'utf8' });
@@ -88,12 +89,13 @@ try {
   ];
   writeFileSync(join(project, 'config.capnp'), `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
-  services = [ (name = "main", worker = .worker) ],
+  services = [ (name = "main", worker = .worker), (name = "net", network = (allow = ["public", "private", "local"])) ],
   sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
 );
 const worker :Workerd.Worker = (
   modules = [ ${modules.join(', ')} ],
   compatibilityDate = "2025-09-01",
+  globalOutbound = "net",
 );
 `);
 
@@ -126,9 +128,32 @@ const worker :Workerd.Worker = (
   assert.equal(opfs.code, 'INVALID_OPTIONS', JSON.stringify(opfs));
   assert.match(opfs.message, /the opfs workspace needs a browser \(Origin Private File System\); use kind 'memory' here/);
   assert.doesNotMatch(opfs.message, /goroutine|panic/);
+  // The agent loop (issue 13): send from the Worker against the scripted
+  // provider server (llm/llmtest's helper binary, on 127.0.0.1).
+  step('send against the scripted provider server');
+  llmServer = spawn('go', ['run', './llm/llmtest/cmd/llmtestserver'], { cwd: repo, stdio: ['ignore', 'pipe', 'inherit'] });
+  const llmURL = await new Promise((resolve, reject) => {
+    let out = '';
+    llmServer.stdout.on('data', (d) => { out += d; if (out.includes('\n')) resolve(out.trim()); });
+    llmServer.on('exit', (code) => reject(new Error(`llmtestserver exited with ${code}`)));
+  });
+  for (const provider of ['openai', 'anthropic']) {
+    const id = provider === 'openai' ? 'call_1' : 'toolu_1';
+    const usage = { promptTokens: 10, completionTokens: 5, totalTokens: 15 };
+    const script = await (await fetch(`${llmURL}/scripts`, { method: 'POST', body: JSON.stringify({ provider, replies: [
+      { events: [{ tool: { index: 0, id, name: 'read' } }, { args: { index: 0, fragment: '{"file_path":' } }, { args: { index: 0, fragment: '"hello.txt"}' } }, { finish: { stop: 'tool_use', usage } }] },
+      { events: [{ text: 'it says hello' }, { finish: { stop: 'stop', usage } }] },
+    ] }) })).json();
+    const sent = await fetchJSON(`${base}/send?provider=${provider}&baseURL=${encodeURIComponent(script.baseURL)}`, deadline + 30000);
+    assert.deepEqual(sent.result, { text: 'it says hello', toolCallsCount: 1, usage: { promptTokens: 20, completionTokens: 10, totalTokens: 30 } }, JSON.stringify(sent));
+    const log = await (await fetch(`${llmURL}/scripts/${script.id}/log`)).json();
+    assert.equal(log.requests.length, 2);
+    assert.match(JSON.stringify(log.requests[1].body), /hello from workerd/, 'the read result reached the model');
+  }
   step('workerd tier passed');
 } finally {
   if (workerd && workerd.exitCode === null) workerd.kill('SIGTERM');
+  if (llmServer && llmServer.exitCode === null) llmServer.kill('SIGTERM');
   if (!keep) rmSync(scratch, { recursive: true, force: true });
   else console.log('scratch kept at', scratch);
 }

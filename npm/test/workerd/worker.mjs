@@ -13,6 +13,23 @@ export default {
         return Response.json({ code: e.code, message: e.message });
       }
     }
+    if (url.pathname === '/send') {
+      // The agent loop from a Worker: the wasm's own client (fetch) against
+      // the scripted provider server the tier started.
+      const p = url.searchParams;
+      const s = await createSession({
+        workspace: { kind: 'memory', files: { 'hello.txt': 'hello from workerd\n' } },
+        llm: { provider: p.get('provider'), baseURL: p.get('baseURL'), apiKey: 'sk-test', model: 'model-test', maxRetries: 0 },
+        permissionPolicy: { allow: ['read'] },
+      });
+      try {
+        return Response.json({ result: await s.send('read hello.txt') });
+      } catch (e) {
+        return Response.json({ error: e.message, code: e.code });
+      } finally {
+        await s.close();
+      }
+    }
     const session = await createSession({
       workspace: { kind: 'memory', files: { 'hello.txt': 'hello from workerd\n', 'src/a.rs': 'fn a() {}\n' } },
     });
