@@ -57,6 +57,7 @@ type FS struct {
 	b    backend
 	mu   sync.RWMutex // writers of content and shape exclusive; readers of content shared
 	caps workspace.Capabilities
+	exec execer // set by EnableExec (exec.go)
 }
 
 func newFS(b backend) *FS {

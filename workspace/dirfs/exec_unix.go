@@ -36,23 +36,22 @@ const settle = 500 * time.Millisecond
 // when the shell exits, however it exits short of exec or SIGKILL.
 const shellWrap = `trap 'pwd -P >&3' EXIT; __a3s_cmd=$1; shift; eval "$__a3s_cmd"`
 
-// ExecOptions configure the exec capability of a directory workspace.
-type ExecOptions struct {
-	// Sandbox is "auto" (or ""): bubblewrap when it is installed and
-	// works, else none (then a governed command is refused); or "none":
-	// never sandbox, and the host opts in to governed commands running
-	// unconfined.
-	Sandbox string
-	// Network lets sandboxed commands use the network (the host's
-	// interfaces, 127.0.0.1 included). Without it they have none.
-	Network bool
-}
-
 // runner runs commands in one root.
 type runner struct {
 	root  string // real absolute path
 	bwrap string // bubblewrap's path, "" for no sandbox
-	info  workspace.ExecInfo
+	ei    workspace.ExecInfo
+}
+
+// newExecer is the native exec capability of f: the runner, and whether
+// git is installed.
+func newExecer(f *FS, o ExecOptions) (execer, bool, error) {
+	r, err := newRunner(f.Root(), o)
+	if err != nil {
+		return nil, false, err
+	}
+	_, gitErr := exec.LookPath("git")
+	return r, gitErr == nil, nil
 }
 
 // newRunner checks the options and finds the sandbox.
@@ -66,38 +65,40 @@ func newRunner(root string, o ExecOptions) (*runner, error) {
 	case "", "auto":
 		r.bwrap = bubblewrap()
 	case "none":
-		r.info.Unconfined = true
+		r.ei.Unconfined = true
 	default:
-		return nil, fmt.Errorf("sandbox must be 'auto' or 'none', not %q", o.Sandbox)
+		return nil, errSandboxOption(o.Sandbox)
 	}
 	if r.bwrap != "" {
-		r.info.Sandbox = workspace.SandboxBubblewrap
-		r.info.Network = o.Network
+		r.ei.Sandbox = workspace.SandboxBubblewrap
+		r.ei.Network = o.Network
 	}
 	return r, nil
 }
 
-var bwrapOnce struct {
-	sync.Once
-	path string
-}
+func (r *runner) execInfo() workspace.ExecInfo { return r.ei }
 
-// bubblewrap returns the path of a bwrap that can make the namespaces
-// (probed once per process: a container may have bwrap but forbid them),
-// or "".
+// bwrapWorks caches, per bwrap path, whether it can make the namespaces
+// (a container may have bwrap but forbid them).
+var bwrapWorks sync.Map
+
+// bubblewrap returns the path of a bwrap in PATH that works, or "".
 func bubblewrap() string {
-	bwrapOnce.Do(func() {
-		p, err := exec.LookPath("bwrap")
-		if err != nil {
-			return
-		}
+	p, err := exec.LookPath("bwrap")
+	if err != nil {
+		return ""
+	}
+	ok, seen := bwrapWorks.Load(p)
+	if !seen {
 		out, err := exec.Command(p, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
 			"--unshare-pid", "--unshare-net", "--die-with-parent", "--", "/bin/sh", "-c", "echo ok").Output()
-		if err == nil && string(out) == "ok\n" {
-			bwrapOnce.path = p
-		}
-	})
-	return bwrapOnce.path
+		ok = err == nil && string(out) == "ok\n"
+		bwrapWorks.Store(p, ok)
+	}
+	if !ok.(bool) {
+		return ""
+	}
+	return p
 }
 
 // argv builds the command line: the sandbox's flags, then the program.
@@ -113,7 +114,7 @@ func (r *runner) argv(req workspace.ExecRequest, cwd string) []string {
 	}
 	a := []string{r.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
 		"--bind", r.root, r.root, "--unshare-pid", "--unshare-ipc", "--unshare-uts"}
-	if !r.info.Network {
+	if !r.ei.Network {
 		a = append(a, "--unshare-net")
 	}
 	a = append(a, "--die-with-parent", "--chdir", cwd, "--")
