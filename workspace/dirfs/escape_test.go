@@ -1,5 +1,3 @@
-//go:build !js
-
 package dirfs_test
 
 import (
@@ -8,12 +6,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/a3s-lab/code-wasm/core"
 	"github.com/a3s-lab/code-wasm/workspace"
-	"github.com/a3s-lab/code-wasm/workspace/dirfs"
 )
 
 // The escape fixture (research directory-bash-git.md §3): a root beside a
@@ -86,12 +82,7 @@ func call(t *testing.T, s *core.Session, tool string, args map[string]any) (stri
 
 func TestSymlinkEscapesAreRefused(t *testing.T) {
 	root, outside := fixture(t)
-	d, err := dirfs.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	ws, _ := workspace.New(d)
+	ws, _ := workspace.New(openDir(t, root))
 	s, err := core.New(core.Options{Workspace: ws})
 	if err != nil {
 		t.Fatal(err)
@@ -243,31 +234,8 @@ func TestSymlinkSwapRace(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "sub", "secret.txt"), []byte("inside\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d, err := dirfs.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	ws, _ := workspace.New(d)
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	var swaps atomic.Int64
-	go func() {
-		defer close(done)
-		sw, tmp := filepath.Join(root, "sw"), filepath.Join(root, "sw.tmp")
-		targets := []string{"sub", "../outside", outside}
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			os.Remove(tmp)
-			if os.Symlink(targets[i%len(targets)], tmp) == nil && os.Rename(tmp, sw) == nil {
-				swaps.Add(1)
-			}
-		}
-	}()
+	ws, _ := workspace.New(openDir(t, root))
+	stop := startSwapper(t, filepath.Join(root, "sw"), "sub", "../outside", outside)
 	var inside, leaked int
 	for range 20000 {
 		b, _, err := ws.ReadFile(context.Background(), "sw/secret.txt")
@@ -279,13 +247,12 @@ func TestSymlinkSwapRace(t *testing.T) {
 			inside++
 		}
 	}
-	close(stop)
-	<-done
-	t.Logf("20000 reads: %d inside, %d bytes leaked, %d swaps", inside, leaked, swaps.Load())
+	swaps := stop()
+	t.Logf("20000 reads: %d inside, %d bytes leaked, %d swaps", inside, leaked, swaps)
 	if leaked != 0 {
 		t.Fatalf("%d bytes read from outside the root", leaked)
 	}
-	if inside == 0 || swaps.Load() < 100 {
-		t.Fatalf("the race did not run: %d reads inside, %d swaps", inside, swaps.Load())
+	if inside == 0 || swaps < 100 {
+		t.Fatalf("the race did not run: %d reads inside, %d swaps", inside, swaps)
 	}
 }
