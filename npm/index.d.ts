@@ -156,6 +156,15 @@ export interface WorkspaceOptions {
   files?: Record<string, string>;
   /** The OPFS directory (opfs only). */
   root?: string;
+  /**
+   * directory only: how bash and git run. 'auto' (default): inside bubblewrap when it is installed (read-only
+   * system, the root the only writable place, private /tmp, no network, every process killed with the command);
+   * without it, commands the model or governedTool chose are refused (unsupported). 'none': never sandbox, and
+   * such commands run unconfined (the host opts in).
+   */
+  sandbox?: 'auto' | 'none';
+  /** directory only: sandboxed commands may use the network (default false). */
+  network?: boolean;
 }
 
 /**

@@ -2,7 +2,55 @@ package hostapi
 
 import (
 	"github.com/a3s-lab/code-wasm/core"
+	"github.com/a3s-lab/code-wasm/internal/hostcall"
+	"github.com/a3s-lab/code-wasm/workspace"
+	"github.com/a3s-lab/code-wasm/workspace/dirfs"
 )
+
+// execEnabler is a driver that can run commands (dirfs.FS).
+type execEnabler interface {
+	EnableExec(dirfs.ExecOptions) error
+}
+
+// enableExec gives a directory driver the exec capability, with the
+// workspace's sandbox and network options and, under js/wasm, the host
+// dispatcher whose "exec" kind runs the commands. A host that states its
+// kinds without "exec" runs none (its sessions list no bash or git).
+func enableExec(d workspace.Driver, w WorkspaceOptions, env Env, host Host) error {
+	e, ok := d.(execEnabler)
+	if !ok {
+		if w.Sandbox != "" || w.Network {
+			return errf(CodeInvalidOptions, "createSession: options.workspace.sandbox and .network are for a directory workspace, which runs commands; a %s workspace runs none", w.Kind)
+		}
+		return nil
+	}
+	switch w.Sandbox {
+	case "", "auto", "none":
+	default:
+		return errf(CodeInvalidOptions, "createSession: options.workspace.sandbox must be 'auto' or 'none', got %q", w.Sandbox)
+	}
+	if !env.hasKind("exec") {
+		return nil
+	}
+	if err := e.EnableExec(dirfs.ExecOptions{Sandbox: w.Sandbox, Network: w.Network, Host: hostcall.Func(host)}); err != nil {
+		return errf(CodeInvalidOptions, "createSession: options.workspace: %v", err)
+	}
+	return nil
+}
+
+// hasKind reports whether the host answers a dispatcher kind (every kind
+// when it did not say).
+func (env Env) hasKind(kind string) bool {
+	if env.HostKinds == nil {
+		return true
+	}
+	for _, k := range env.HostKinds {
+		if k == kind {
+			return true
+		}
+	}
+	return false
+}
 
 // execMethods are the shell, git and verification helpers of a session
 // over a directory workspace (core/exec.go).
