@@ -24,7 +24,9 @@ try {
   for (const f of tests) copyFileSync(join(here, f), join(project, f));
   for (const f of readdirSync(here).filter((f) => f.endsWith('.fixture.mjs') || f.endsWith('.js'))) copyFileSync(join(here, f), join(project, f));
   const only = process.argv.slice(2);
-  const r = spawnSync(process.execPath, ['--test', '--test-concurrency=1', ...(only.length ? only : tests)], { cwd: project, stdio: 'inherit' });
+  // CODE_WASM_REPO: the repository, for tests that open it as a directory workspace.
+  const env = { ...process.env, CODE_WASM_REPO: join(pkgDir, '..') };
+  const r = spawnSync(process.execPath, ['--test', '--test-concurrency=1', ...(only.length ? only : tests)], { cwd: project, stdio: 'inherit', env });
   process.exitCode = r.status ?? 1;
 } finally {
   if (!keep) rmSync(scratch, { recursive: true, force: true });
