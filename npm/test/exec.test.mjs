@@ -1,7 +1,7 @@
 // bash, git and verifyCommands on a directory workspace, through the
 // built package in Node: the exec host kind (src/exec-node.mjs) runs the
 // commands; Go (workspace/dirfs, tools/bash.go, tools/git.go) decides.
-import { test } from 'node:test';
+import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -42,18 +42,24 @@ async function noneLeft(s) {
   assert.fail(`processes left: ${left(s).join('; ')}`);
 }
 
+// Sessions a test opens are closed after it.
+const opened = [];
+afterEach(async () => { for (const s of opened.splice(0)) await s.close(); });
+
 async function dirSession(root, sandbox = 'none', extra = {}) {
-  return createSession({ workspace: { kind: 'directory', root, sandbox, ...extra }, permissionPolicy: { defaultDecision: 'allow' } });
+  const s = await createSession({ workspace: { kind: 'directory', root, sandbox, ...extra }, permissionPolicy: { defaultDecision: 'allow' } });
+  opened.push(s);
+  return s;
 }
 
 test('a directory lists bash, and git when it is a repository', async () => {
   const root = tmp();
-  await using s = await dirSession(root);
+  const s = await dirSession(root);
   assert.ok(s.toolNames().includes('bash'));
   assert.ok(!s.toolNames().includes('git'));
   if (hasGit) {
     execFileSync('git', ['init', '-q'], { cwd: root });
-    await using s2 = await dirSession(root);
+    const s2 = await dirSession(root);
     assert.ok(s2.toolNames().includes('git'));
     const r = await s2.git('status');
     assert.equal(r.exitCode, 0, r.output);
@@ -62,7 +68,7 @@ test('a directory lists bash, and git when it is a repository', async () => {
 
 for (const mode of modes) {
   test(`sleep & echo hi with timeout 1000 (sandbox ${mode})`, async () => {
-    await using s = await dirSession(tmp(), mode);
+    const s = await dirSession(tmp(), mode);
     const m = marker();
     const t0 = performance.now();
     const r = await s.tool('bash', { command: `sleep ${m} & echo hi`, timeout: 1000 });
@@ -78,7 +84,7 @@ for (const mode of modes) {
   });
 
   test(`5 MiB on each stream (sandbox ${mode})`, async () => {
-    await using s = await dirSession(tmp(), mode);
+    const s = await dirSession(tmp(), mode);
     const r = await s.tool('bash', { command: 'seq -f %09.0f 1 524288 & seq -f %09.0f 524289 1048576 >&2; wait', timeout: 60000 });
     const o = meta(r).output ?? {};
     assert.equal(o.total_bytes, 10485760);
@@ -96,7 +102,7 @@ for (const mode of modes) {
   test(`cd persists (sandbox ${mode})`, async () => {
     const root = tmp();
     fs.mkdirSync(path.join(root, 'sub'));
-    await using s = await dirSession(root, mode);
+    const s = await dirSession(root, mode);
     await s.bash('cd sub');
     assert.equal(await s.bash('pwd'), `${root}/sub\n`);
     await s.bash("echo 'unbalanced");
@@ -120,7 +126,7 @@ for (const mode of modes) {
 test('the sandbox: setsid escapee gone, nothing written outside, no network unless allowed', { skip: !hasBwrap }, async () => {
   const root = tmp();
   const outside = tmp();
-  await using s = await dirSession(root, 'auto');
+  const s = await dirSession(root, 'auto');
   const m = marker();
   const r = await s.tool('bash', { command: `setsid sleep ${m} & echo in > inside.txt; echo out > ${outside}/out.txt; echo x > /etc/a3s-test`, timeout: 5000 });
   assert.equal(meta(r).sandboxed, true);
@@ -136,7 +142,7 @@ test('the sandbox: setsid escapee gone, nothing written outside, no network unle
     const cmd = `exec 5<>/dev/tcp/127.0.0.1/${port} && head -n1 <&5`;
     const denied = await s.tool('bash', { command: cmd, timeout: 5000 });
     assert.notEqual(denied.output.split('\n')[0], 'hello');
-    await using open = await dirSession(root, 'auto', { network: true });
+    const open = await dirSession(root, 'auto', { network: true });
     const allowed = await open.tool('bash', { command: cmd, timeout: 5000 });
     assert.equal(allowed.output, 'hello\n');
   } finally {
@@ -157,7 +163,7 @@ test('governed bash without a sandbox is unsupported; sandbox none runs it', asy
   assert.equal(kind(r), 'unsupported', r.output);
   assert.equal(await s.bash('echo trusted'), 'trusted\n');
   await s.close();
-  await using none = await dirSession(tmp(), 'none');
+  const none = await dirSession(tmp(), 'none');
   const ok = await none.governedTool('bash', { command: 'echo hi' });
   assert.equal(ok.output, 'hi\n');
   assert.equal(meta(ok).sandboxed, false);
@@ -185,7 +191,7 @@ function gitRepo(n) {
 
 test('git log over 2,000 commits: 200 pages of 10, also with a commit landing between pages', { skip: !hasGit }, async () => {
   const dir = gitRepo(2000);
-  await using s = await dirSession(dir);
+  const s = await dirSession(dir);
   const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@e' };
   for (const landing of [false, true]) {
     const seen = new Set();
@@ -214,7 +220,7 @@ test('git log over 2,000 commits: 200 pages of 10, also with a commit landing be
 
 test('a multi-byte diff in 256-byte pages concatenates to git diff', { skip: !hasGit }, async () => {
   const dir = gitRepo(300);
-  await using s = await dirSession(dir);
+  const s = await dirSession(dir);
   const want = execFileSync('git', ['--no-pager', 'diff', '--no-ext-diff', 'HEAD~25', 'HEAD'], { cwd: dir, encoding: 'utf8', maxBuffer: 1 << 26 });
   let got = '';
   let cursor;
@@ -236,7 +242,7 @@ test('a multi-byte diff in 256-byte pages concatenates to git diff', { skip: !ha
 });
 
 test('verifyCommands: the statuses of the rules', async () => {
-  await using s = await dirSession(tmp());
+  const s = await dirSession(tmp());
   const pass = { id: 'pass', kind: 'test', description: 'ok', command: 'true', required: true };
   const fail = { id: 'fail', kind: 'test', description: 'no', command: 'exit 4', required: true };
   const slow = { id: 'slow', kind: 'test', description: 'slow', command: 'sleep 5', timeoutMs: 1000 };
@@ -258,7 +264,7 @@ test('verifyCommands: the statuses of the rules', async () => {
 });
 
 test("verifyPresets: this repository's go.mod and package.json", { skip: !process.env.CODE_WASM_REPO }, async () => {
-  await using s = await dirSession(process.env.CODE_WASM_REPO);
+  const s = await dirSession(process.env.CODE_WASM_REPO);
   const cmds = await s.verifyPresets();
   assert.deepEqual(cmds.map((c) => `${c.id}=${c.command}`), ['go-test=go test ./...', 'go-vet=go vet ./...']);
 });
