@@ -23,7 +23,7 @@ import (
 )
 
 // dirSession is a session over a directory with the exec capability.
-func dirSession(t *testing.T, root string, o dirfs.ExecOptions) *core.Session {
+func dirSession(t testing.TB, root string, o dirfs.ExecOptions) *core.Session {
 	t.Helper()
 	d, err := dirfs.Open(root)
 	if err != nil {
