@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 
@@ -20,6 +21,11 @@ import (
 type Options struct {
 	// Workspace the tools act on; nil means a new empty memory workspace.
 	Workspace *workspace.Workspace
+	// Directory, natively, is the root of a directory workspace (real
+	// files through os.Root, workspace/dirfs): the Go form of JS's
+	// { kind: 'directory', root }. Set it or Workspace, not both; the
+	// session closes the workspace it opened.
+	Directory string
 	// Governance is the kernel policy (timeouts, permission, confirmation,
 	// hooks, budget, sanitisation, queue, artifacts); see kernel.Governance.
 	kernel.Governance
@@ -40,12 +46,18 @@ type Session struct {
 	reg *kernel.Registry
 	k   *kernel.Kernel
 	bus *Bus
+	// opened is the driver New opened (Options.Directory), closed with
+	// the session.
+	opened io.Closer
 
 	closeOnce sync.Once
 }
 
 // New builds a session. It validates the options once.
 func New(opts Options) (*Session, error) {
+	if opts.Directory != "" {
+		return newDirectory(opts)
+	}
 	ws := opts.Workspace
 	if ws == nil {
 		var err error
@@ -282,6 +294,9 @@ func (s *Session) Close() {
 	s.closeOnce.Do(func() {
 		s.k.Close()
 		s.bus.Close()
+		if s.opened != nil {
+			s.opened.Close()
+		}
 	})
 }
 

@@ -151,10 +151,11 @@ type MaybePromise<T> = T | Promise<T>;
 
 /** Go: internal/hostapi/options.go WorkspaceOptions */
 export interface WorkspaceOptions {
-  kind: 'memory' | 'opfs';
-  /** Initial files, path → UTF-8 content. */
+  /** 'directory': real files on disk, Node.js on Linux only (refused in browsers and Workers). */
+  kind: 'memory' | 'opfs' | 'directory';
+  /** Initial files, path → UTF-8 content (written into the directory for 'directory'). */
   files?: Record<string, string>;
-  /** The OPFS directory (opfs only). */
+  /** The OPFS directory (opfs); the path of an existing directory (directory, required). */
   root?: string;
   /**
    * directory only: how bash and git run. 'auto' (default): inside bubblewrap when it is installed (read-only

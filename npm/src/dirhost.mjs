@@ -264,12 +264,15 @@ export function openDirHost(root) {
         const st = fs.fstatSync(fd);
         if (st.isDirectory()) throw fail('is a directory', 'EISDIR');
         if (!st.isFile()) throw fail('not a regular file (a device, socket or FIFO)', 'ENOTREG');
-        let buf = Buffer.allocUnsafe(st.size + 1); // +1: EOF without growing
+        // The size fstat gave is read in one call; a file that grows since
+        // is read on to its end.
+        let buf = Buffer.allocUnsafe(st.size + 1);
         let n = 0;
         for (;;) {
           const k = fs.readSync(fd, buf, n, buf.length - n, null);
           if (k === 0) break;
           n += k;
+          if (n === st.size) break;
           if (n === buf.length) { // the file grew
             const more = Buffer.allocUnsafe(buf.length * 2);
             buf.copy(more, 0, 0, n);

@@ -18,12 +18,14 @@ const finalizer = typeof FinalizationRegistry === 'function'
 
 /**
  * makeCreateSession makes an entry point's createSession: getApi yields the
- * api object of PROTOCOL.md §1; hostKinds are the extra dispatcher kinds.
+ * api object of PROTOCOL.md §1; hostKinds are the extra dispatcher kinds;
+ * services is what else the host offers Go (PROTOCOL.md §1:
+ * services.directory opens a directory workspace, Node only).
  * @param {() => Promise<any>} getApi
- * @param {{hostKinds?: Record<string, Function>}} [host]
+ * @param {{hostKinds?: Record<string, Function>, services?: {directory?: (root: string) => object}}} [host]
  * @returns {typeof import('../index.d.ts').createSession}
  */
-export function makeCreateSession(getApi, { hostKinds = {} } = {}) {
+export function makeCreateSession(getApi, { hostKinds = {}, services = undefined } = {}) {
   // Go lists only the tools this host can run: no ptc.* kinds, no program.
   const kinds = JSON.stringify(Object.keys(hostKinds));
   return async function createSession(options = {}) {
@@ -31,7 +33,7 @@ export function makeCreateSession(getApi, { hostKinds = {} } = {}) {
     const api = await getApi();
     let id;
     try {
-      id = await api.createSession(JSON.stringify(wire), makeHost(fns, hostKinds), kinds);
+      id = await api.createSession(JSON.stringify(wire), makeHost(fns, hostKinds), kinds, services);
     } catch (e) {
       throw asError(e);
     }

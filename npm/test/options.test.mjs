@@ -9,7 +9,7 @@ const cases = [
   ['not an object', 'memory', /options must be a plain object/],
   ['array', [], /options must be a plain object/],
   ['unknown workspace key', { workspace: { kind: 'memory', fles: {} } }, /unknown key options\.workspace\.fles \(known: kind, files, root\)/],
-  ['unsupported workspace kind', { workspace: { kind: 'directory', root: '/tmp' } }, /workspace\.kind "directory"/],
+  ['unsupported workspace kind', { workspace: { kind: 'nfs', root: '/tmp' } }, /workspace\.kind "nfs"/],
   ['file content not a string', { workspace: { kind: 'memory', files: { a: 1 } } }, /files|string/],
   ['escaping path', { workspace: { kind: 'memory', files: { '../etc/passwd': 'x' } } }, /workspace\.files\["\.\.\/etc\/passwd"\]/],
   ['toolTimeoutMs type', { toolTimeoutMs: '5s' }, /toolTimeoutMs/],

@@ -21,7 +21,7 @@ var (
 	loadErr  error
 )
 
-func dirHost(t *testing.T) js.Value {
+func dirHost(t testing.TB) js.Value {
 	t.Helper()
 	loadOnce.Do(func() {
 		cwd := js.Global().Get("process").Call("cwd").String()
@@ -36,7 +36,7 @@ func dirHost(t *testing.T) js.Value {
 }
 
 // openDir opens root through the Node host object.
-func openDir(t *testing.T, root string) *dirfs.FS {
+func openDir(t testing.TB, root string) *dirfs.FS {
 	t.Helper()
 	h := dirHost(t).Call("openDirHost", root)
 	d, err := dirfs.OpenHost(h)

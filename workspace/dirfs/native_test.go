@@ -12,7 +12,7 @@ import (
 )
 
 // openDir opens root natively (os.Root) and closes it after the test.
-func openDir(t *testing.T, root string) *dirfs.FS {
+func openDir(t testing.TB, root string) *dirfs.FS {
 	t.Helper()
 	d, err := dirfs.Open(root)
 	if err != nil {

@@ -94,11 +94,14 @@ func (o *osBackend) readFile(name string) ([]byte, error) {
 	case !fi.Mode().IsRegular():
 		return nil, errNotRegular
 	}
-	b := make([]byte, 0, fi.Size()+1) // +1: EOF without growing
+	// The size fstat gave is read in one call; a file that grows since
+	// is read on to its end.
+	size := fi.Size()
+	b := make([]byte, 0, size+1)
 	for {
 		n, err := f.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
-		if err == io.EOF {
+		if err == io.EOF || err == nil && n > 0 && int64(len(b)) == size {
 			return b, nil
 		}
 		if err != nil {

@@ -126,6 +126,9 @@ const worker :Workerd.Worker = (
   assert.equal(opfs.code, 'INVALID_OPTIONS', JSON.stringify(opfs));
   assert.match(opfs.message, /the opfs workspace needs a browser \(Origin Private File System\); use kind 'memory' here/);
   assert.doesNotMatch(opfs.message, /goroutine|panic/);
+  const dir = await fetchJSON(`${base}/directory`, deadline);
+  assert.equal(dir.code, 'INVALID_OPTIONS', JSON.stringify(dir));
+  assert.match(dir.message, /options\.workspace\.kind 'directory' needs Node\.js .*in Cloudflare Workers 'memory'/);
   step('workerd tier passed');
 } finally {
   if (workerd && workerd.exitCode === null) workerd.kill('SIGTERM');
