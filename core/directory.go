@@ -19,7 +19,7 @@ func newDirectory(opts Options) (*Session, error) {
 	if opts.Workspace != nil {
 		return nil, errors.New("core: set Options.Workspace or Options.Directory, not both")
 	}
-	d, err := openDirectory(opts.Directory)
+	d, err := openDirectory(opts.Directory, opts.Exec)
 	if err != nil {
 		return nil, fmt.Errorf("core: Options.Directory: %w", err)
 	}

@@ -101,6 +101,20 @@ func TestBashListedOnlyWithExec(t *testing.T) {
 	if _, err := s.Tool(context.Background(), "git", map[string]any{"command": "status"}); !core.IsNotRegistered(err) {
 		t.Fatalf("git outside a repository: %v", err)
 	}
+	// Options.Directory: the same, and git in a repository.
+	if _, err := exec.LookPath("git"); err == nil {
+		s, err := core.New(core.Options{Directory: gitRepo(t, 1), Exec: dirfs.ExecOptions{Sandbox: "none"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if names := strings.Join(s.ToolNames(), ","); !strings.Contains(names, "bash") || !strings.Contains(names, "git") {
+			t.Fatalf("tools of a repository: %s", names)
+		}
+		if _, err := core.New(core.Options{Directory: t.TempDir(), Exec: dirfs.ExecOptions{Sandbox: "jail"}}); err == nil || !strings.Contains(err.Error(), "sandbox") {
+			t.Fatalf("a bad sandbox: %v", err)
+		}
+	}
 }
 
 func TestBashTimeout(t *testing.T) {

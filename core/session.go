@@ -13,6 +13,7 @@ import (
 	"github.com/a3s-lab/code-wasm/ptc"
 	"github.com/a3s-lab/code-wasm/tools"
 	"github.com/a3s-lab/code-wasm/workspace"
+	"github.com/a3s-lab/code-wasm/workspace/dirfs"
 	"github.com/a3s-lab/code-wasm/workspace/memfs"
 )
 
@@ -26,6 +27,9 @@ type Options struct {
 	// { kind: 'directory', root }. Set it or Workspace, not both; the
 	// session closes the workspace it opened.
 	Directory string
+	// Exec says how a Directory's commands (bash, git) run: the sandbox
+	// ("auto": bubblewrap when installed; "none") and network access.
+	Exec dirfs.ExecOptions
 	// Governance is the kernel policy (timeouts, permission, confirmation,
 	// hooks, budget, sanitisation, queue, artifacts); see kernel.Governance.
 	kernel.Governance
