@@ -63,6 +63,15 @@ test('a directory lists bash, and git when it is a repository', async () => {
     assert.ok(s2.toolNames().includes('git'));
     const r = await s2.git('status');
     assert.equal(r.exitCode, 0, r.output);
+    // The positional form: git(command, subcommand, name, …).
+    fs.writeFileSync(path.join(root, 'a.txt'), 'a\n');
+    const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@e' };
+    execFileSync('git', ['add', 'a.txt'], { cwd: root, env });
+    execFileSync('git', ['commit', '-qm', 'first'], { cwd: root, env });
+    assert.equal((await s2.git('branch', undefined, 'feature')).exitCode, 0);
+    const list = await s2.git('branch', { signal: AbortSignal.timeout(60000) });
+    assert.match(list.output, /feature/);
+    await assert.rejects(s2.git({ command: 'log', bogus: 1 }), (e) => e.code === 'INVALID_CALL');
   }
 });
 
