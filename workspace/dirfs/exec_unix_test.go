@@ -217,6 +217,21 @@ func TestExecCaptureBounds(t *testing.T) {
 	}
 }
 
+// One stream after the other: the interleaved capture's head and tail are
+// byte-exact too.
+func TestExecCaptureSequential(t *testing.T) {
+	r := testRunner(t, ExecOptions{Sandbox: "none"})
+	cmd := "head -c 5242880 /dev/zero | tr '\\0' a; head -c 5242880 /dev/zero | tr '\\0' b >&2; printf END >&2"
+	res, err := r.run(context.Background(), workspace.ExecRequest{Command: cmd, Timeout: 60 * time.Second})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatal(err, res.ExitCode)
+	}
+	wantTail := strings.Repeat("b", workspace.CaptureTail-3) + "END"
+	if res.Output.Total != 10485763 || string(res.Output.Head) != strings.Repeat("a", workspace.CaptureHead) || string(res.Output.Tail) != wantTail {
+		t.Fatalf("total %d, head %q…, tail …%q", res.Output.Total, res.Output.Head[:8], res.Output.Tail[len(res.Output.Tail)-8:])
+	}
+}
+
 func TestExecCwd(t *testing.T) {
 	for name, r := range runners(t) {
 		t.Run(name, func(t *testing.T) {
