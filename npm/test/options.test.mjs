@@ -8,7 +8,7 @@ const cases = [
   ['unknown key', { wrkspace: {} }, /"wrkspace"/],
   ['not an object', 'memory', /options must be a plain object/],
   ['array', [], /options must be a plain object/],
-  ['unknown workspace key', { workspace: { kind: 'memory', fles: {} } }, /unknown key options\.workspace\.fles \(known: kind, files, root\)/],
+  ['unknown workspace key', { workspace: { kind: 'memory', fles: {} } }, /unknown key options\.workspace\.fles \(known: kind, files, root, sandbox, network\)/],
   ['unsupported workspace kind', { workspace: { kind: 'nfs', root: '/tmp' } }, /workspace\.kind "nfs"/],
   ['file content not a string', { workspace: { kind: 'memory', files: { a: 1 } } }, /files|string/],
   ['escaping path', { workspace: { kind: 'memory', files: { '../etc/passwd': 'x' } } }, /workspace\.files\["\.\.\/etc\/passwd"\]/],
