@@ -11,6 +11,9 @@ import (
 	"github.com/a3s-lab/code-wasm/workspace/dirfs"
 )
 
+// extraSteps: the suite's full 150 random steps per extra natively.
+const extraSteps = 0
+
 // openDir opens root natively (os.Root) and closes it after the test.
 func openDir(t testing.TB, root string) *dirfs.FS {
 	t.Helper()
