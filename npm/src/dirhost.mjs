@@ -47,13 +47,14 @@ const packed = (st) => `${kind(st)}\0${st.isDirectory() ? 0 : st.size}\0${st.mti
 
 /**
  * openDirHost checks root and returns the object Go's dirfs.OpenHost
- * takes. It throws an Error naming root when root does not exist or is not
- * a directory, and on platforms without /proc/self/fd.
+ * takes. It throws an Error whose message completes "options.workspace.root
+ * …" when root does not exist or is not a directory, and on platforms
+ * without /proc/self/fd.
  * @param {string} root
  */
 export function openDirHost(root) {
   if (process.platform !== 'linux') {
-    throw new Error(`the directory workspace checks every file it opens through /proc/self/fd, which ${process.platform} does not have; it runs on Linux`);
+    throw new Error(`cannot be served on ${process.platform}: the directory workspace checks every file it opens through /proc/self/fd, which only Linux has`);
   }
   if (typeof root !== 'string' || root === '') throw new Error('is required: the path of a directory');
   let real;

@@ -21,7 +21,11 @@ func BenchmarkGrepTree(b *testing.B) {
 	if tree == "" {
 		b.Skip("DIRFS_BENCH_TREE is not set (bench/dirfs.bench.mjs sets it)")
 	}
-	dir, _ := workspace.New(openDir(b, tree))
+	d := openDir(b, tree)
+	dir, _ := workspace.New(d)
+	// The same driver with its extras hidden (DataReader, LineReader,
+	// Appender): what they save a search.
+	plain, _ := workspace.New(struct{ workspace.Driver }{d})
 	mem, _ := workspace.New(memfs.New())
 	err := filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
@@ -47,7 +51,7 @@ func BenchmarkGrepTree(b *testing.B) {
 	for _, ws := range []struct {
 		name string
 		ws   *workspace.Workspace
-	}{{"directory", dir}, {"memory", mem}} {
+	}{{"directory", dir}, {"directory-noextras", plain}, {"memory", mem}} {
 		s, err := core.New(core.Options{Workspace: ws.ws})
 		if err != nil {
 			b.Fatal(err)

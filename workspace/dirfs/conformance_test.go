@@ -16,5 +16,6 @@ func TestConformance(t *testing.T) {
 			d.(*dirfs.FS).Close()
 			return openDir(t, root)
 		},
+		Steps: extraSteps,
 	})
 }

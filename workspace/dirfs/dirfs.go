@@ -237,34 +237,9 @@ func (f *FS) Rename(ctx context.Context, from, to string) error {
 	return f.b.rename(from, to)
 }
 
-// list is one directory's listing for a walk: a directory below the walk
-// root that is gone, or is no longer a directory, lists as empty.
-func (f *FS) list(ctx context.Context, root string) func(string, struct{}) (*workspace.Listing[struct{}], error) {
-	return func(dir string, _ struct{}) (*workspace.Listing[struct{}], error) {
-		es, err := f.ReadDir(ctx, dir)
-		if dir != root && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, workspace.ErrNotDir)) {
-			return nil, nil
-		}
-		return &workspace.Listing[struct{}]{Entries: es}, err
-	}
-}
-
-// Walk implements workspace.Walker. Links are visited, never descended
-// into.
-func (f *FS) Walk(ctx context.Context, root string, fn workspace.WalkFunc) error {
-	return workspace.WalkTreeOf(ctx, root, struct{}{}, f.list(ctx, root), fn)
-}
-
-// WalkRuns implements workspace.RunWalker: a run per directory listing.
-func (f *FS) WalkRuns(ctx context.Context, root string, fn workspace.WalkRunFunc) error {
-	return workspace.WalkRunsOf(ctx, root, struct{}{}, f.list(ctx, root), fn)
-}
-
 var (
 	_ workspace.Driver     = (*FS)(nil)
 	_ workspace.Appender   = (*FS)(nil)
 	_ workspace.LineReader = (*FS)(nil)
 	_ workspace.DataReader = (*FS)(nil)
-	_ workspace.RunWalker  = (*FS)(nil)
-	_ workspace.Walker     = (*FS)(nil)
 )

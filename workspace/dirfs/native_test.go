@@ -11,6 +11,13 @@ import (
 	"github.com/a3s-lab/code-wasm/workspace/dirfs"
 )
 
+// extraSteps: 50 random steps per extra natively, not the suite's 150.
+// Every step is real file-system calls (os.Root opens a path one
+// component at a time), and with -race on the shared machine the
+// package took 482 s at 150, most of it in the extras; their Go code
+// (FS) is the same on both hosts.
+const extraSteps = 50
+
 // openDir opens root natively (os.Root) and closes it after the test.
 func openDir(t testing.TB, root string) *dirfs.FS {
 	t.Helper()
