@@ -34,7 +34,7 @@ $(WASM_EXEC): $(GOROOT)/lib/wasm/wasm_exec.js Makefile
 # What the tests need beyond Go and Node: Debian's chromium and ripgrep
 # (installed with apt-get when missing and running as root), and the Node
 # tooling (playwright-core, workerd, wrangler, vite) from package-lock.json.
-DEBS := chromium:chromium rg:ripgrep
+DEBS := chromium:chromium rg:ripgrep bwrap:bubblewrap
 deps: $(NODE_DEPS) debs
 debs:
 	@missing=""; for d in $(DEBS); do cmd=$${d%%:*}; pkg=$${d##*:}; command -v $$cmd >/dev/null || missing="$$missing $$pkg"; done; \

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/a3s-lab/code-wasm/ptc"
 	"github.com/a3s-lab/code-wasm/tools"
 	"github.com/a3s-lab/code-wasm/workspace"
+	"github.com/a3s-lab/code-wasm/workspace/dirfs"
 	"github.com/a3s-lab/code-wasm/workspace/memfs"
 )
 
@@ -21,6 +23,14 @@ import (
 type Options struct {
 	// Workspace the tools act on; nil means a new empty memory workspace.
 	Workspace *workspace.Workspace
+	// Directory, natively, is the root of a directory workspace (real
+	// files through os.Root, workspace/dirfs): the Go form of JS's
+	// { kind: 'directory', root }. Set it or Workspace, not both; the
+	// session closes the workspace it opened.
+	Directory string
+	// Exec says how a Directory's commands (bash, git) run: the sandbox
+	// ("auto": bubblewrap when installed; "none") and network access.
+	Exec dirfs.ExecOptions
 	// Governance is the kernel policy (timeouts, permission, confirmation,
 	// hooks, budget, sanitisation, queue, artifacts); see kernel.Governance.
 	kernel.Governance
@@ -52,12 +62,18 @@ type Session struct {
 	bus *Bus
 	// agents runs Send and Stream (agent.go).
 	agents *agents
+	// opened is the driver New opened (Options.Directory), closed with
+	// the session.
+	opened io.Closer
 
 	closeOnce sync.Once
 }
 
 // New builds a session. It validates the options once.
 func New(opts Options) (*Session, error) {
+	if opts.Directory != "" {
+		return newDirectory(opts)
+	}
 	ws := opts.Workspace
 	if ws == nil {
 		var err error
@@ -301,6 +317,9 @@ func (s *Session) Close() {
 		s.agents.close()
 		s.k.Close()
 		s.bus.Close()
+		if s.opened != nil {
+			s.opened.Close()
+		}
 	})
 }
 

@@ -158,11 +158,21 @@ type MaybePromise<T> = T | Promise<T>;
 
 /** Go: internal/hostapi/options.go WorkspaceOptions */
 export interface WorkspaceOptions {
-  kind: 'memory' | 'opfs';
-  /** Initial files, path → UTF-8 content. */
+  /** 'directory': real files on disk, Node.js on Linux only (refused in browsers and Workers). */
+  kind: 'memory' | 'opfs' | 'directory';
+  /** Initial files, path → UTF-8 content (written into the directory for 'directory'). */
   files?: Record<string, string>;
-  /** The OPFS directory (opfs only). */
+  /** The OPFS directory (opfs); the path of an existing directory (directory, required). */
   root?: string;
+  /**
+   * directory only: how bash and git run. 'auto' (default): inside bubblewrap when it is installed (read-only
+   * system, the root the only writable place, private /tmp, no network, every process killed with the command);
+   * without it, commands the model or governedTool chose are refused (unsupported). 'none': never sandbox, and
+   * such commands run unconfined (the host opts in).
+   */
+  sandbox?: 'auto' | 'none';
+  /** directory only: sandboxed commands may use the network (default false). */
+  network?: boolean;
 }
 
 /**
@@ -459,6 +469,67 @@ export interface ProgramOptions {
   limits?: { timeoutMs?: number; maxToolCalls?: number; maxOutputBytes?: number };
 }
 
+/** session.bash options. */
+export interface BashOptions extends CallOptions {
+  /** Deadline in ms (default 120000; values below 1000 are raised to 1000). */
+  timeoutMs?: number;
+}
+
+export type GitCommand = 'status' | 'log' | 'branch' | 'checkout' | 'diff' | 'stash' | 'remote' | 'worktree';
+
+/** session.git options (upstream's GitCommandOptions, plus the paging keys). */
+export interface GitCommandOptions extends CallOptions {
+  command: GitCommand;
+  /** worktree: list (default), create or remove. */
+  subcommand?: 'list' | 'create' | 'remove';
+  name?: string;
+  path?: string;
+  newBranch?: boolean;
+  base?: string;
+  force?: boolean;
+  maxCount?: number;
+  message?: string;
+  includeUntracked?: boolean;
+  target?: string;
+  ref?: string;
+  /** Alias of ref. */
+  reference?: string;
+  limit?: number;
+  cursor?: string;
+  byteOffset?: number;
+  maxBytes?: number;
+}
+
+/** One verifyCommands check. */
+export interface VerificationCommand {
+  id: string;
+  kind: string;
+  description: string;
+  command: string;
+  required?: boolean;
+  timeoutMs?: number;
+}
+
+export interface VerificationCheck {
+  id: string;
+  kind: string;
+  description: string;
+  status: 'passed' | 'failed' | 'needs_review' | 'skipped';
+  required: boolean;
+  suggested_tools: string[];
+  evidence_uris?: string[];
+  residual_risk?: string;
+}
+
+/** a3s.verification_report.v1 */
+export interface VerificationReport {
+  schema: 'a3s.verification_report.v1';
+  subject: string;
+  status: 'passed' | 'failed' | 'needs_review' | 'skipped';
+  checks: VerificationCheck[];
+  residual_risks?: string[];
+}
+
 export interface Session {
   /** The model-visible tools, sorted. */
   toolNames(): string[];
@@ -499,6 +570,19 @@ export interface Session {
    * worker; metadata.program.runtime is "quickjs-node-worker" or "quickjs-web-worker".
    */
   program(options: ProgramOptions, opts?: CallOptions): Promise<ToolResult>;
+
+  /**
+   * `bash` on a directory workspace: the output (stdout and stderr interleaved; "[exit code N]" after a
+   * failing command). Rejects TOOL_FAILED when the command timed out, was refused or could not start.
+   */
+  bash(command: string, opts?: BashOptions): Promise<string>;
+  /** `git`: git('status'), git('log', {signal}), git({command: 'diff', target: 'HEAD~1', maxBytes: 4096}). */
+  git(command: GitCommand, ...positional: unknown[]): Promise<ToolResult>;
+  git(options: GitCommandOptions): Promise<ToolResult>;
+  /** Runs each command through `bash` and reports (status: failed > needs_review > skipped > passed). */
+  verifyCommands(subject: string, commands: VerificationCommand[], opts?: CallOptions): Promise<VerificationReport>;
+  /** Checks derived from the workspace root: go.mod, package.json scripts, Cargo.toml, pyproject.toml. */
+  verifyPresets(opts?: CallOptions): Promise<VerificationCommand[]>;
 
   events(): EventStream;
 

@@ -8,8 +8,8 @@ import (
 // Builtins returns the built-in workspace tools the workspace's capabilities
 // can serve (tools.zh.md's tool-layer table, REFERENCE.md §4):
 // read → read, ls; write → write; read+write → edit, patch; search → grep,
-// glob. exec (bash) and git are served by drivers that have them; no
-// driver in this module does yet, so those tools are never returned.
+// glob; exec → bash; exec+git → git (a driver with the exec capability,
+// workspace.Executor, over a repository).
 func Builtins(ws *workspace.Workspace) []kernel.Tool {
 	c := ws.Capabilities()
 	var out []kernel.Tool
@@ -24,6 +24,12 @@ func Builtins(ws *workspace.Workspace) []kernel.Tool {
 	}
 	if c.Search {
 		out = append(out, &Grep{ws: ws}, &Glob{ws: ws})
+	}
+	if ex, ok := ws.Executor(); ok {
+		out = append(out, &Bash{ex: ex})
+		if c.Git {
+			out = append(out, &Git{ws: ws, ex: ex})
+		}
 	}
 	return out
 }

@@ -11,12 +11,21 @@ import (
 
 	"github.com/a3s-lab/code-wasm/internal/hostapi"
 	"github.com/a3s-lab/code-wasm/workspace"
+	"github.com/a3s-lab/code-wasm/workspace/dirfs"
 	"github.com/a3s-lab/code-wasm/workspace/opfs"
 )
 
 // drivers lists the workspace kinds beyond memory this build can serve.
-func drivers() map[string]func(hostapi.WorkspaceOptions) (workspace.Driver, error) {
+// services is what the entry point offers besides the dispatcher (an
+// object, or undefined): its directory(root) opens a directory host.
+func drivers(services js.Value) map[string]func(hostapi.WorkspaceOptions) (workspace.Driver, error) {
 	return map[string]func(hostapi.WorkspaceOptions) (workspace.Driver, error){
+		// directory: Node only. The entry point's services.directory
+		// (npm/src/dirhost.mjs) opens the root and does every file
+		// operation; the wasm never touches the disk.
+		"directory": func(o hostapi.WorkspaceOptions) (workspace.Driver, error) {
+			return openDirectory(services, o.Root)
+		},
 		// opfs: browsers, inside a dedicated Worker (the browser entry runs
 		// the wasm in one). Replaying a large log takes a while; a minute
 		// bounds a wedged OPFS call.
@@ -49,4 +58,33 @@ func opfsAvailable() bool {
 		return false
 	}
 	return js.Global().Get("FileSystemSyncAccessHandle").Type() == js.TypeFunction
+}
+
+// openDirectory opens a directory workspace through the host's
+// services.directory(root), which throws when root does not exist or is
+// not a directory; those errors name options.workspace.root.
+func openDirectory(services js.Value, root string) (d workspace.Driver, err error) {
+	invalid := func(format string, args ...any) error {
+		return &hostapi.Error{Code: hostapi.CodeInvalidOptions, Msg: "createSession: options.workspace." + fmt.Sprintf(format, args...)}
+	}
+	open := js.Undefined()
+	if services.Type() == js.TypeObject {
+		open = services.Get("directory")
+	}
+	if open.Type() != js.TypeFunction {
+		return nil, invalid("kind 'directory' needs Node.js (real files on disk, opened by the host); in browsers use 'opfs' or 'memory', in Cloudflare Workers 'memory'")
+	}
+	if root == "" {
+		return nil, invalid("root is required for a directory workspace: the path of an existing directory")
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			je, ok := r.(js.Error)
+			if !ok {
+				panic(r)
+			}
+			d, err = nil, invalid("root %s", je.Value.Get("message").String())
+		}
+	}()
+	return dirfs.OpenHost(open.Invoke(root))
 }

@@ -41,14 +41,18 @@ func main() {
 		return 0
 	}
 
-	// createSession(optionsJSON, host?, hostKindsJSON?) -> Promise<handle>
+	// createSession(optionsJSON, host?, hostKindsJSON?, services?) -> Promise<handle>
 	api.Set("createSession", jsbridge.Func(func(this js.Value, args []js.Value) any {
 		raw := str(args, 0)
 		var host hostapi.Host
 		if len(args) > 1 && args[1].Type() == js.TypeFunction {
 			host = jsbridge.Caller(args[1])
 		}
-		env := hostapi.Env{Drivers: drivers()}
+		services := js.Undefined()
+		if len(args) > 3 && args[3].Type() == js.TypeObject {
+			services = args[3]
+		}
+		env := hostapi.Env{Drivers: drivers(services)}
 		if k := str(args, 2); k != "" {
 			if err := json.Unmarshal([]byte(k), &env.HostKinds); err != nil || env.HostKinds == nil {
 				env.HostKinds = nil // malformed: not stated

@@ -63,7 +63,7 @@ func TestCreateRejectsBadOptionsNamingTheKey(t *testing.T) {
 		name, opts, want string
 	}{
 		{"unknown top-level key", `{"wrkspace":{}}`, `unknown key options.wrkspace (known: workspace,`},
-		{"unknown workspace key", `{"workspace":{"kind":"memory","fles":{}}}`, `unknown key options.workspace.fles (known: kind, files, root)`},
+		{"unknown workspace key", `{"workspace":{"kind":"memory","fles":{}}}`, `unknown key options.workspace.fles (known: kind, files, root, sandbox, network)`},
 		{"wrong type", `{"toolTimeoutMs":"5s"}`, `options.toolTimeoutMs must be a non-negative integer, got a string`},
 		{"fractional timeout", `{"toolTimeoutMs":1.5}`, `options.toolTimeoutMs must be a non-negative integer, got 1.5`},
 		{"file content not a string", `{"workspace":{"kind":"memory","files":{"a.txt":5}}}`, `options.workspace.files["a.txt"] must be a string, got 5`},

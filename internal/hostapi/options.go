@@ -18,6 +18,10 @@ type WorkspaceOptions struct {
 	Kind  string            `json:"kind"`
 	Files map[string]string `json:"files"`
 	Root  string            `json:"root"`
+	// Sandbox and Network tune a directory workspace's commands
+	// (dirfs.ExecOptions): sandbox 'auto' (default) or 'none'.
+	Sandbox string `json:"sandbox"`
+	Network bool   `json:"network"`
 }
 
 // PermissionPolicy is options.permissionPolicy (REFERENCE.md §1.2). Rules

@@ -38,7 +38,7 @@ func (t *Sessions) Create(ctx context.Context, raw []byte, host Host, env Env) (
 	if host == nil && o.needsHost() {
 		return 0, errf(CodeInvalidOptions, "createSession: options name JS functions but no host dispatcher was given")
 	}
-	ws, err := buildWorkspace(ctx, o.Workspace, env.Drivers)
+	ws, err := buildWorkspace(ctx, o.Workspace, env, host)
 	if err != nil {
 		return 0, err
 	}
@@ -67,7 +67,8 @@ func (t *Sessions) Create(ctx context.Context, raw []byte, host Host, env Env) (
 	return id, nil
 }
 
-func buildWorkspace(ctx context.Context, wo *WorkspaceOptions, drivers Drivers) (*workspace.Workspace, error) {
+func buildWorkspace(ctx context.Context, wo *WorkspaceOptions, env Env, host Host) (*workspace.Workspace, error) {
+	drivers := env.Drivers
 	w := WorkspaceOptions{Kind: "memory"}
 	if wo != nil {
 		w = *wo
@@ -97,6 +98,12 @@ func buildWorkspace(ctx context.Context, wo *WorkspaceOptions, drivers Drivers) 
 			}
 			return nil, errf(CodeInvalidOptions, "createSession: options.workspace: %v", err)
 		}
+	}
+	if err := enableExec(d, w, env, host); err != nil {
+		if c, ok := d.(io.Closer); ok {
+			c.Close()
+		}
+		return nil, err
 	}
 	ws, err := workspace.New(d)
 	if err != nil {

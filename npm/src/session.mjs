@@ -19,12 +19,14 @@ const finalizer = typeof FinalizationRegistry === 'function'
 
 /**
  * makeCreateSession makes an entry point's createSession: getApi yields the
- * api object of PROTOCOL.md §1; hostKinds are the extra dispatcher kinds.
+ * api object of PROTOCOL.md §1; hostKinds are the extra dispatcher kinds;
+ * services is what else the host offers Go (PROTOCOL.md §1:
+ * services.directory opens a directory workspace, Node only).
  * @param {() => Promise<any>} getApi
- * @param {{hostKinds?: Record<string, Function>}} [host]
+ * @param {{hostKinds?: Record<string, Function>, services?: {directory?: (root: string) => object}}} [host]
  * @returns {typeof import('../index.d.ts').createSession}
  */
-export function makeCreateSession(getApi, { hostKinds = {} } = {}) {
+export function makeCreateSession(getApi, { hostKinds = {}, services = undefined } = {}) {
   // Go lists only the tools this host can run: no ptc.* kinds, no program.
   const kinds = JSON.stringify(Object.keys(hostKinds));
   return async function createSession(options = {}) {
@@ -32,7 +34,7 @@ export function makeCreateSession(getApi, { hostKinds = {} } = {}) {
     const api = await getApi();
     let id;
     try {
-      id = await api.createSession(JSON.stringify(wire), makeHost(fns, hostKinds), kinds);
+      id = await api.createSession(JSON.stringify(wire), makeHost(fns, hostKinds), kinds, services);
     } catch (e) {
       throw asError(e);
     }
@@ -50,6 +52,11 @@ function checkOpts(opts, what, keys = CALL_KEYS) {
   }
 }
 const CALL_KEYS = ['signal'];
+
+// git's positional form: git(command, subcommand, name, path, newBranch,
+// base, force, maxCount, message, includeUntracked, target, reference).
+const GIT_POSITIONAL = ['subcommand', 'name', 'path', 'newBranch', 'base', 'force', 'maxCount', 'message', 'includeUntracked', 'target', 'reference'];
+const GIT_KEYS = ['command', ...GIT_POSITIONAL, 'ref', 'limit', 'cursor', 'byteOffset', 'maxBytes'];
 
 function checkSignal(opts, what) {
   if (opts === undefined || opts === null) return undefined;
@@ -203,6 +210,42 @@ export class Session {
     if (!isPlainObject(call)) throw badCall('runToolCall: call must be a provider\'s tool call object');
     return this.#call('runToolCall', { call: toData(call, 'call', badCall, 1) }, opts);
   }
+
+  // Shell, git and verification (a directory workspace: core/exec.go).
+  // bash(command, {timeoutMs?, signal?}) resolves to the output.
+  async bash(command, opts) {
+    const args = { command: str(command, 'command', 'bash') };
+    checkOpts(opts, 'bash', ['timeoutMs', 'signal']);
+    if (opts?.timeoutMs !== undefined) args.timeoutMs = opts.timeoutMs;
+    return this.#call('bash', toData(args, 'bash', badCall), opts && { signal: opts.signal });
+  }
+  // git('status'), git('worktree', 'create', 'feature', 'wt/feature'), or
+  // git({command, ...GitCommandOptions, signal?}); positional values follow
+  // GIT_POSITIONAL (then an optional {signal}); `reference` is `ref`.
+  async git(command, ...rest) {
+    let args;
+    let opts;
+    if (command !== null && typeof command === 'object' && !Array.isArray(command)) {
+      const { signal, ...o } = command;
+      args = o;
+      opts = signal === undefined ? rest[0] : { signal };
+    } else {
+      args = { command: str(command, 'command', 'git') };
+      if (isPlainObject(rest[rest.length - 1])) opts = rest.pop(); // {signal}
+      if (rest.length > GIT_POSITIONAL.length) throw badCall(`git: at most ${GIT_POSITIONAL.length} positional values follow the command`);
+      rest.forEach((v, i) => { if (v !== undefined) args[GIT_POSITIONAL[i]] = v; });
+    }
+    for (const k of Object.keys(args)) {
+      if (!GIT_KEYS.includes(k)) throw badCall(`git: unknown option "${k}" (known: ${GIT_KEYS.join(', ')})`);
+    }
+    return this.#call('git', toData(args, 'git', badCall), opts);
+  }
+  async verifyCommands(subject, commands, opts) {
+    if (!Array.isArray(commands)) throw badCall('verifyCommands: commands must be an array');
+    const args = { subject: str(subject, 'subject', 'verifyCommands'), commands };
+    return this.#call('verifyCommands', toData(args, 'verifyCommands', badCall), opts);
+  }
+  async verifyPresets(opts) { return this.#call('verifyPresets', {}, opts); }
 
   // Human in the loop.
   pendingConfirmations() { return this.#sync('pendingConfirmations'); }

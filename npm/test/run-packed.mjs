@@ -26,10 +26,12 @@ try {
   const only = process.argv.slice(2);
   // The scripted provider server (llm/llmtest) for the agent tests: its
   // helper binary runs node with LLMTEST_URL set (a test cannot build it
-  // from the scratch project).
+  // from the scratch project). CODE_WASM_REPO: the repository, for tests
+  // that open it as a directory workspace.
+  const env = { ...process.env, CODE_WASM_REPO: join(pkgDir, '..') };
   const node = [process.execPath, '--test', '--test-concurrency=1', ...(only.length ? only : tests)];
   const cmd = process.env.LLMTEST_URL ? node : ['go', 'run', './llm/llmtest/cmd/llmtestserver', '--', 'env', `--chdir=${project}`, ...node];
-  const r = spawnSync(cmd[0], cmd.slice(1), { cwd: process.env.LLMTEST_URL ? project : join(pkgDir, '..'), stdio: 'inherit' });
+  const r = spawnSync(cmd[0], cmd.slice(1), { cwd: process.env.LLMTEST_URL ? project : join(pkgDir, '..'), stdio: 'inherit', env });
   process.exitCode = r.status ?? 1;
 } finally {
   if (!keep) rmSync(scratch, { recursive: true, force: true });

@@ -101,7 +101,7 @@ const governanceCases = [
   ['hook without handler', { hooks: [{ id: 'a', event: 'pre_tool_use' }] }, /hooks\[0\]\.handler must be a function/],
   ['budgetGuard.checkBeforeLlm', { budgetGuard: { checkBeforeTool: () => true, checkBeforeLlm: () => true } }, /budgetGuard\.checkBeforeLlm is not supported here: the tool layer makes no LLM calls/],
   ['budgetGuard unknown key', { budgetGuard: { checkBeforeTool: () => true, timeout: 5 } }, /budgetGuard: unknown key "timeout" \(known: checkBeforeTool, timeoutMs\)/],
-  ['workspace.bar', { workspace: { kind: 'memory', bar: 1 } }, /unknown key options\.workspace\.bar \(known: kind, files, root\)/],
+  ['workspace.bar', { workspace: { kind: 'memory', bar: 1 } }, /unknown key options\.workspace\.bar \(known: kind, files, root, sandbox, network\)/],
   ['hooks[0].matcher.tools', { hooks: [{ id: 'a', event: 'pre_tool_use', matcher: { tools: 'write' }, handler() {} }] }, /unknown key options\.hooks\[0\]\.matcher\.tools \(known: tool, pathPattern, commandPattern\)/],
   ['hooks[1].config.timeoutMs', { hooks: [{ id: 'a', event: 'pre_tool_use', handler() {} }, { id: 'b', event: 'pre_tool_use', config: { timeoutMs: 2.5 }, handler() {} }] }, /options\.hooks\[1\]\.config\.timeoutMs must be a non-negative integer, got 2\.5/],
   ['workspace.files value', { workspace: { kind: 'memory', files: { 'a.txt': 5 } } }, /options\.workspace\.files\["a\.txt"\] must be a string, got 5/],

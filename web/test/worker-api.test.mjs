@@ -19,8 +19,15 @@ test('the worker-backed api: hooks, abort, activeTools, events, unregister', { t
     const out = await page.evaluate(async () => {
       const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
       const { createSession } = await import('/npm/src/entry-browser.mjs');
-      const s = await createSession({ workspace: { kind: 'memory', files: { 'a.txt': 'alpha\n' } } });
       const out = {};
+      // A directory workspace needs Node: refused here, saying so.
+      try {
+        await createSession({ workspace: { kind: 'directory', root: '/tmp' } });
+        out.directory = 'created';
+      } catch (e) {
+        out.directory = { code: e.code, message: e.message };
+      }
+      const s = await createSession({ workspace: { kind: 'memory', files: { 'a.txt': 'alpha\n' } } });
       const events = s.events();
 
       // A hook registered synchronously blocks the very next call, from the page.
@@ -71,6 +78,8 @@ test('the worker-backed api: hooks, abort, activeTools, events, unregister', { t
       out.closedNames = (() => { try { s.toolNames(); return 'no error'; } catch (e) { return e.code; } })();
       return out;
     });
+    assert.equal(out.directory.code, 'INVALID_OPTIONS', JSON.stringify(out.directory));
+    assert.match(out.directory.message, /options\.workspace\.kind 'directory' needs Node\.js .*in browsers use 'opfs' or 'memory'/);
     assert.notEqual(out.blocked.exitCode, 0, 'the hook did not block the write');
     assert.match(out.blocked.kind ?? '', /hook_denied/);
     assert.equal(out.written, 0);

@@ -45,7 +45,7 @@ func implements[I any](d workspace.Driver) bool {
 // plainDriver hides every optional extra of the driver it holds.
 type plainDriver struct{ workspace.Driver }
 
-// testExtra applies the same 150 random changes (new files, overwrites,
+// testExtra applies the same 150 (Harness.Steps) random changes (new files, overwrites,
 // compare-and-swaps, appends, puts, removals, renames of files and
 // directories, new directories; many refused) to the driver and to a
 // second one with its extras hidden; after each, both must have answered
@@ -70,7 +70,11 @@ func testExtra(t *testing.T, e *env, x extra) {
 		}
 		return p
 	}
-	for step := range 150 {
+	steps := e.h.Steps
+	if steps <= 0 {
+		steps = 150
+	}
+	for step := range steps {
 		p, q := randPath(), randPath()
 		data := fmt.Appendf(nil, "step %d\nline two\r\n%s", step, strings.Repeat("x", step%5))
 		// A version to compare with: the current one, or a stale one.

@@ -30,6 +30,11 @@ type Harness struct {
 	// t.Cleanup). Nil when nothing outlives a driver (memfs): the checks
 	// of reopening are skipped then.
 	Reopen func(t *testing.T, d workspace.Driver) workspace.Driver
+	// Steps is the number of random changes each extra is checked
+	// after (testExtra); 0 means 150. A driver whose every call is a
+	// host round trip (dirfs under js/wasm, where the same Go code also
+	// passes 150 natively) may take fewer.
+	Steps int
 }
 
 // Run runs the whole suite over drivers from newDriver, which must return

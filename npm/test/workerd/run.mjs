@@ -150,6 +150,9 @@ const worker :Workerd.Worker = (
     assert.equal(log.requests.length, 2);
     assert.match(JSON.stringify(log.requests[1].body), /hello from workerd/, 'the read result reached the model');
   }
+  const dir = await fetchJSON(`${base}/directory`, deadline);
+  assert.equal(dir.code, 'INVALID_OPTIONS', JSON.stringify(dir));
+  assert.match(dir.message, /options\.workspace\.kind 'directory' needs Node\.js .*in Cloudflare Workers 'memory'/);
   step('workerd tier passed');
 } finally {
   if (workerd && workerd.exitCode === null) workerd.kill('SIGTERM');

@@ -5,9 +5,9 @@ import { createSession } from '@a3s-lab/code-wasm';
 export default {
   async fetch(request) {
     const url = new URL(request.url);
-    if (url.pathname === '/opfs') {
+    if (url.pathname === '/opfs' || url.pathname === '/directory') {
       try {
-        await createSession({ workspace: { kind: 'opfs', root: 'x' } });
+        await createSession({ workspace: { kind: url.pathname.slice(1), root: url.pathname === '/opfs' ? 'x' : '/tmp' } });
         return Response.json({ code: 'none' });
       } catch (e) {
         return Response.json({ code: e.code, message: e.message });

@@ -1,0 +1,202 @@
+// The exec capability of a directory workspace in Node: the host kind
+// "exec" that Go's workspace/dirfs (exec_js.go) calls to run bash and git.
+// The same rules as the native runner (workspace/dirfs/exec_unix.go):
+// each command is a process group of its own (detached: setsid), inside
+// bubblewrap when it is installed and works (read-only system, the root
+// the only writable place, private /tmp, no network unless allowed, a PID
+// namespace), its output kept as a 64 KiB head and a 36 KiB tail with
+// exact counts, one deadline over draining the pipes and the exit; on
+// timeout or abort the whole group gets SIGKILL, then up to 500 ms for
+// the pipes to drain. A `cd` persists: bash reports its final directory on
+// fd 3 when it exits.
+
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const HEAD = 64 << 10;
+const TAIL = 36 << 10;
+const SETTLE_MS = 500;
+const SHELL_WRAP = 'trap \'pwd -P >&3\' EXIT; __a3s_cmd=$1; shift; eval "$__a3s_cmd"';
+
+// Process groups still running, killed if Node exits first (a detached
+// child gets no SIGHUP).
+const live = new Set();
+let exitHooked = false;
+function track(pgid) {
+  if (!exitHooked) {
+    exitHooked = true;
+    process.on('exit', () => { for (const g of live) killGroup(g); });
+  }
+  live.add(pgid);
+}
+function killGroup(pgid) {
+  try { process.kill(-pgid, 'SIGKILL'); } catch { /* gone */ }
+}
+
+/** A bounded capture: the first HEAD bytes, then a rolling TAIL (or, with whole > 0, the first whole bytes). */
+class Capture {
+  /** @param {number} whole */
+  constructor(whole = 0) {
+    this.whole = whole;
+    this.total = 0;
+    /** @type {Buffer[]} */ this.head = [];
+    this.headLen = 0;
+    /** @type {Buffer[]} */ this.tail = [];
+    this.tailLen = 0;
+  }
+  /** @param {Buffer} b */
+  write(b) {
+    this.total += b.length;
+    const cap = this.whole > 0 ? this.whole : HEAD;
+    if (this.headLen < cap) {
+      const k = Math.min(cap - this.headLen, b.length);
+      this.head.push(b.subarray(0, k));
+      this.headLen += k;
+      b = b.subarray(k);
+    }
+    if (b.length === 0 || this.whole > 0) return;
+    this.tail.push(b);
+    this.tailLen += b.length;
+    while (this.tailLen - this.tail[0].length >= TAIL) this.tailLen -= /** @type {Buffer} */ (this.tail.shift()).length;
+  }
+  result() {
+    let tail = Buffer.concat(this.tail);
+    if (tail.length > TAIL) tail = tail.subarray(tail.length - TAIL);
+    return { head: Buffer.concat(this.head).toString('base64'), tail: tail.toString('base64'), total: this.total };
+  }
+}
+
+/** @param {string} name */
+function inPath(name) {
+  for (const dir of (process.env.PATH ?? '').split(':')) {
+    if (!dir) continue;
+    const p = path.join(dir, name);
+    try {
+      fs.accessSync(p, fs.constants.X_OK);
+      if (fs.statSync(p).isFile()) return p;
+    } catch { /* not here */ }
+  }
+  return '';
+}
+
+/** @type {Map<string, boolean>} */
+const bwrapWorks = new Map();
+/** The path of a bwrap in PATH that can make the namespaces, or "". */
+function bubblewrap() {
+  const p = inPath('bwrap');
+  if (!p) return '';
+  if (!bwrapWorks.has(p)) {
+    const r = spawnSync(p, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp',
+      '--unshare-pid', '--unshare-net', '--die-with-parent', '--', '/bin/sh', '-c', 'echo ok'], { encoding: 'utf8', timeout: 10000 });
+    bwrapWorks.set(p, r.status === 0 && r.stdout === 'ok\n');
+  }
+  return bwrapWorks.get(p) ? p : '';
+}
+
+/**
+ * The host kind: {op: 'info' | 'run', root, sandbox, network, request?}.
+ * @param {any} p
+ * @param {{signal?: AbortSignal}} ctx
+ */
+export async function execHost(p, { signal } = {}) {
+  if (p.sandbox !== '' && p.sandbox !== 'auto' && p.sandbox !== 'none') throw new Error(`sandbox must be 'auto' or 'none', not ${JSON.stringify(p.sandbox)}`);
+  const bwrap = p.sandbox === 'none' ? '' : bubblewrap();
+  if (p.op === 'info') {
+    return { sandbox: bwrap ? 'bubblewrap' : '', unconfined: p.sandbox === 'none', network: !!bwrap && !!p.network, git: inPath('git') !== '' };
+  }
+  if (p.op !== 'run') throw new Error(`exec: unknown op ${JSON.stringify(p.op)}`);
+  return run(fs.realpathSync(p.root), bwrap, !!p.network, p.request, p.timeoutMs ?? 0, signal);
+}
+
+/**
+ * @param {string} root
+ * @param {string} bwrap
+ * @param {boolean} network
+ * @param {{command?: string, argv?: string[], cwd?: string, env?: string[], unset?: string[], wholeStdout?: number}} req
+ * @param {number} timeoutMs
+ * @param {AbortSignal | undefined} signal
+ */
+function run(root, bwrap, network, req, timeoutMs, signal) {
+  const shell = !!req.command;
+  let cwd = root;
+  if (req.cwd && req.cwd !== '.') {
+    const c = path.join(root, req.cwd);
+    try { if (fs.statSync(c).isDirectory()) cwd = c; } catch { /* gone: the root */ }
+  }
+  let prog = shell ? ['/bin/bash', '-c', SHELL_WRAP, 'bash', /** @type {string} */ (req.command)] : /** @type {string[]} */ (req.argv);
+  if (!shell && !bwrap) {
+    // A program is looked up outside the workspace: a checked-in "git"
+    // must not run in its place.
+    const found = prog[0].includes('/') ? prog[0] : inPath(prog[0]);
+    if (!found) throw new Error(`exec: ${prog[0]} is not installed (not in PATH)`);
+    const abs = fs.realpathSync(found);
+    if (abs === root || abs.startsWith(root + '/')) throw new Error(`exec: ${prog[0]} resolves inside the workspace (${abs}); refusing to run it`);
+    prog = [abs, ...prog.slice(1)];
+  }
+  if (bwrap) {
+    prog = [bwrap, '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--bind', root, root,
+      '--unshare-pid', '--unshare-ipc', '--unshare-uts', ...(network ? [] : ['--unshare-net']),
+      '--die-with-parent', '--chdir', cwd, '--', ...prog];
+  }
+  /** @type {Record<string, string>} */
+  const env = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && !(req.unset ?? []).some((u) => `${k}=${v}`.startsWith(u))) env[k] = v;
+  }
+  for (const kv of req.env ?? []) {
+    const i = kv.indexOf('=');
+    if (i > 0) env[kv.slice(0, i)] = kv.slice(i + 1);
+  }
+
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) { reject(new Error('exec: aborted')); return; }
+    const child = spawn(prog[0], prog.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe', shell ? 'pipe' : 'ignore'] });
+    const all = new Capture();
+    const out = new Capture(req.wholeStdout ?? 0);
+    const err = new Capture();
+    let cwdText = '';
+    let timedOut = false;
+    let cancelled = false;
+    let finished = false;
+    let timer;
+    let settleTimer;
+    const pgid = child.pid;
+    const streams = /** @type {import('node:stream').Readable[]} */ ([child.stdout, child.stderr, shell ? child.stdio[3] : null].filter(Boolean));
+    child.stdout?.on('data', (b) => { all.write(b); out.write(b); });
+    child.stderr?.on('data', (b) => { all.write(b); err.write(b); });
+    if (shell) child.stdio[3]?.on('data', (b) => { if (cwdText.length < 65536) cwdText += b.toString('utf8'); });
+    const onAbort = () => stop(false);
+    const finish = (/** @type {number | null} */ code) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      clearTimeout(settleTimer);
+      signal?.removeEventListener('abort', onAbort);
+      if (pgid) { killGroup(pgid); live.delete(pgid); }
+      for (const s of streams) s.destroy();
+      if (cancelled) { reject(new Error('exec: aborted')); return; }
+      let dir = '';
+      if (shell && !timedOut) {
+        const lines = cwdText.replace(/\n+$/, '').split('\n');
+        const last = lines[lines.length - 1];
+        if (last === root) dir = '.';
+        else if (last.startsWith(root + '/')) dir = last.slice(root.length + 1);
+      }
+      resolve({ exitCode: code ?? -1, timedOut, cancelled, sandboxed: !!bwrap, output: all.result(), stdout: out.result(), stderr: err.result(), cwd: dir });
+    };
+    const stop = (/** @type {boolean} */ byDeadline) => {
+      if (finished || timedOut || cancelled) return;
+      if (byDeadline) timedOut = true; else cancelled = true;
+      if (pgid) killGroup(pgid);
+      // A process outside the group may hold the pipes: stop waiting.
+      settleTimer = setTimeout(() => finish(child.exitCode), SETTLE_MS);
+    };
+    child.on('error', (e) => { if (!finished) { finished = true; clearTimeout(timer); signal?.removeEventListener('abort', onAbort); reject(e); } });
+    if (pgid) track(pgid);
+    // 'close': the process exited and every pipe reached its end.
+    child.on('close', (code) => finish(code));
+    if (timeoutMs > 0) timer = setTimeout(() => stop(true), timeoutMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
