@@ -96,7 +96,7 @@ func (s *Session) readOp(name string, out *[]byte) *contentOp {
 			if err := json.Unmarshal(args, &a); err != nil {
 				return "", err
 			}
-			data, _, err := s.ws.ReadFile(ctx, a.Path)
+			data, err := s.ws.ReadData(ctx, a.Path)
 			if err != nil {
 				return "", err
 			}
@@ -381,7 +381,7 @@ func (s *Session) exportPage(ctx context.Context, o ExportOptions, cursor string
 			pg.Next = pg.Files[len(pg.Files)-1].Path
 			return fs.SkipAll
 		}
-		b, _, err := s.ws.ReadFile(ctx, p)
+		b, err := s.ws.ReadData(ctx, p)
 		if err != nil {
 			return err
 		}

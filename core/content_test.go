@@ -220,3 +220,29 @@ func TestContentThroughTheKernel(t *testing.T) {
 		t.Fatalf("tool_end events: %s", got)
 	}
 }
+
+// BenchmarkContentGOROOT imports and exports GOROOT/src (~150 MB, 11k
+// files) natively; bench/content.bench.mjs measures the same through JS.
+func BenchmarkContentGOROOT(b *testing.B) {
+	ctx := context.Background()
+	files := goFiles(b, ".")
+	total := 0
+	for _, d := range files {
+		total += len(d)
+	}
+	b.SetBytes(int64(total))
+	for b.Loop() {
+		s, err := core.New(core.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.ImportFiles(ctx, files); err != nil {
+			b.Fatal(err)
+		}
+		out, err := s.ExportFiles(ctx, core.ExportOptions{})
+		if err != nil || len(out) != len(files) {
+			b.Fatal(err, len(out))
+		}
+		s.Close()
+	}
+}

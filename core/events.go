@@ -2,14 +2,17 @@ package core
 
 import (
 	"context"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/a3s-lab/code-wasm/kernel"
 )
 
-// Bus fans events out to subscribers. Publishing never blocks and never
-// drops: each subscriber has its own unbounded queue, so a slow reader
-// costs memory, not events.
+// Bus fans events out to subscribers. Publishing never blocks. Each
+// subscriber has its own queue of at most MaxQueued unread events; past
+// that, the oldest droppable events go (see Droppable) and the reader's
+// next batch starts with one EventDropped event counting them.
 type Bus struct {
 	mu     sync.Mutex
 	subs   map[*Subscription]struct{}
@@ -19,12 +22,34 @@ type Bus struct {
 // NewBus returns an open bus.
 func NewBus() *Bus { return &Bus{subs: map[*Subscription]struct{}{}} }
 
+// MaxQueued bounds the unread events of one subscription (terminal events
+// aside, which are never dropped).
+const MaxQueued = 10000
+
+// EventDropped is the event that tells a reader events were dropped:
+// payload {count}.
+const EventDropped = "dropped"
+
+// Droppable reports whether an event may be dropped from a full queue:
+// progress (tool_request_bound, tool_execution_start, tool_output_delta,
+// budget_threshold_hit, confirmation_received) may; what ends something
+// (tool_end and any other *_end, permission_denied, confirmation_timeout,
+// error) or asks for an answer (confirmation_required) may not.
+func Droppable(typ string) bool {
+	switch typ {
+	case kernel.EventPermissionDenied, kernel.EventConfirmationRequired, kernel.EventConfirmationTimeout, kernel.EventError:
+		return false
+	}
+	return !strings.HasSuffix(typ, "_end")
+}
+
 // Subscription is one reader's view of the stream from the moment it
 // subscribed.
 type Subscription struct {
 	bus    *Bus
 	mu     sync.Mutex
 	queue  []kernel.Event
+	drops  int           // dropped since the reader's last batch
 	wake   chan struct{} // cap 1
 	closed bool
 }
@@ -48,6 +73,9 @@ func (b *Bus) Publish(e kernel.Event) {
 	defer b.mu.Unlock()
 	for s := range b.subs {
 		s.mu.Lock()
+		if len(s.queue) >= MaxQueued {
+			s.shed()
+		}
 		s.queue = append(s.queue, e)
 		s.mu.Unlock()
 		select {
@@ -55,6 +83,21 @@ func (b *Bus) Publish(e kernel.Event) {
 		default:
 		}
 	}
+}
+
+// shed drops the droppable events of the older half of a full queue (one
+// pass, so a flood costs amortised O(1) per event). Called with s.mu held.
+func (s *Subscription) shed() {
+	half := len(s.queue) / 2
+	kept := s.queue[:0]
+	for _, e := range s.queue[:half] {
+		if Droppable(e.Type) {
+			s.drops++
+		} else {
+			kept = append(kept, e)
+		}
+	}
+	s.queue = append(kept, s.queue[half:]...)
 }
 
 // Close ends every subscription after its queued events are read.
@@ -83,7 +126,11 @@ func (s *Subscription) Next(ctx context.Context, max int) (events []kernel.Event
 			if max <= 0 || max > n {
 				max = n
 			}
-			events = append([]kernel.Event(nil), s.queue[:max]...)
+			if s.drops > 0 {
+				events = append(events, kernel.Event{Version: 1, Type: EventDropped, Payload: map[string]any{"count": s.drops}, TimeMs: time.Now().UnixMilli()})
+				s.drops = 0
+			}
+			events = append(events, s.queue[:max]...)
 			s.queue = s.queue[max:]
 			s.mu.Unlock()
 			return events, false, nil

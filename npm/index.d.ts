@@ -67,8 +67,19 @@ export type Origin =
 export interface ToolDefinition {
   name: string;
   description: string;
-  /** The model-visible JSON Schema of the arguments. */
-  parameters: Record<string, unknown>;
+  /** The model-visible JSON Schema of the arguments: always an object schema. */
+  parameters: ToolParameters;
+}
+
+/**
+ * A tool's argument schema: a JSON Schema object with `type: 'object'`, the shape LLM SDKs take
+ * as a tool's input schema (Anthropic's `input_schema`, OpenAI's `parameters`) without a cast.
+ */
+export interface ToolParameters {
+  type: 'object';
+  properties?: Record<string, unknown>;
+  required?: string[];
+  [key: string]: unknown;
 }
 
 /** Go: kernel/event.go ActiveTool */
@@ -104,7 +115,7 @@ export interface Artifact {
  */
 export interface AgentEvent {
   version: 1;
-  /** tool_request_bound, tool_execution_start, tool_output_delta, tool_end, permission_denied, confirmation_required, confirmation_received, confirmation_timeout, budget_threshold_hit, error, … */
+  /** tool_request_bound, tool_execution_start, tool_output_delta, tool_end, permission_denied, confirmation_required, confirmation_received, confirmation_timeout, budget_threshold_hit, error, dropped (payload.count: events a full subscription dropped), … */
   type: string;
   /** Upstream's snake_case payload, e.g. {id, name, output, exit_code} for tool_end. */
   payload: Record<string, any>;
@@ -152,8 +163,8 @@ type MaybePromise<T> = T | Promise<T>;
 /** Go: internal/hostapi/options.go WorkspaceOptions */
 export interface WorkspaceOptions {
   kind: 'memory' | 'opfs';
-  /** Initial files, path → UTF-8 content. */
-  files?: Record<string, string>;
+  /** Initial files, path → content: a string (written as UTF-8) or exact bytes. They cross as bytes, not JSON. */
+  files?: Record<string, string | Uint8Array>;
   /** The OPFS directory (opfs only). */
   root?: string;
 }
@@ -348,6 +359,14 @@ export interface ProgramOptions {
   limits?: { timeoutMs?: number; maxToolCalls?: number; maxOutputBytes?: number };
 }
 
+/** What exportFiles returns. */
+export interface ExportOptions extends CallOptions {
+  /** The directory exported; default the whole workspace. Keys stay workspace paths. */
+  under?: string;
+  /** A glob pattern (the glob tool's syntax) matched against each path relative to `under`. */
+  include?: string;
+}
+
 export interface Session {
   /** The model-visible tools, sorted. */
   toolNames(): string[];
@@ -389,7 +408,25 @@ export interface Session {
    */
   program(options: ProgramOptions, opts?: CallOptions): Promise<ToolResult>;
 
+  /**
+   * Subscribes to the event stream from now on. Each subscription buffers at most 10,000 unread
+   * events; past that the oldest non-terminal events are dropped and the next event read is
+   * `{type: 'dropped', payload: {count}}` (how many were dropped since the last one). Terminal
+   * events (tool_end, permission_denied, error) are never dropped.
+   */
   events(): EventStream;
+
+  // ---- Workspace content (API.md "Workspace content"): exact bytes for the application. ----
+  /** A file's exact content as text (UTF-8, BOM kept). Rejects TOOL_FAILED for a missing file, or one that is not UTF-8 (read it with readBytes). */
+  readText(path: string, opts?: CallOptions): Promise<string>;
+  /** A file's exact bytes. Rejects TOOL_FAILED for a missing file. */
+  readBytes(path: string, opts?: CallOptions): Promise<Uint8Array>;
+  /** Replaces (or creates) a file with exactly these bytes; like writeFile, the ToolResult. */
+  writeBytes(path: string, bytes: Uint8Array, opts?: CallOptions): Promise<ToolResult>;
+  /** Every file's exact content, read in pages of about 8 MiB: a string for UTF-8 text without NUL bytes, else a Uint8Array. */
+  exportFiles(options?: ExportOptions): Promise<Record<string, string | Uint8Array>>;
+  /** Writes many files, in chunks of about 8 MiB. Every path is checked first: a bad one rejects TOOL_FAILED naming it, and nothing is written. */
+  importFiles(files: Record<string, string | Uint8Array>, opts?: CallOptions): Promise<void>;
 
   pendingConfirmations(): PendingConfirmation[];
   /** Resolves true when a call with that id was waiting (it is now approved or denied), false when none was. */

@@ -12,7 +12,8 @@ import (
 // live with their domain (sessions.go, tools.go, governance.go,
 // events.go); dispatch (hostapi.go) finds them by name. Adding a method
 // is adding a row and its function.
-var methods = table(sessionMethods, toolMethods, governanceMethods, eventMethods)
+var methods = table(sessionMethods, toolMethods, governanceMethods, eventMethods,
+	contentMethods)
 
 // row is one method of the table.
 type row struct {
@@ -33,6 +34,8 @@ type call struct {
 	id     int
 	e      *entry
 	method string
+	// in: the bytes given beside the JSON (CallBytes), or nil.
+	in []byte
 }
 
 // flags mark a row.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/a3s-lab/code-wasm/core"
@@ -38,7 +40,7 @@ func (t *Sessions) Create(ctx context.Context, raw []byte, host Host, env Env) (
 	if host == nil && o.needsHost() {
 		return 0, errf(CodeInvalidOptions, "createSession: options name JS functions but no host dispatcher was given")
 	}
-	ws, err := buildWorkspace(ctx, o.Workspace, env.Drivers)
+	ws, err := buildWorkspace(ctx, o.Workspace, env)
 	if err != nil {
 		return 0, err
 	}
@@ -63,12 +65,17 @@ func (t *Sessions) Create(ctx context.Context, raw []byte, host Host, env Env) (
 	return id, nil
 }
 
-func buildWorkspace(ctx context.Context, wo *WorkspaceOptions, drivers Drivers) (*workspace.Workspace, error) {
+func buildWorkspace(ctx context.Context, wo *WorkspaceOptions, env Env) (*workspace.Workspace, error) {
+	drivers := env.Drivers
 	w := WorkspaceOptions{Kind: "memory"}
 	if wo != nil {
 		w = *wo
 	}
-	if err := checkFiles(w.Files); err != nil {
+	files, err := seedFiles(w.Files, env.Files)
+	if err != nil {
+		return nil, errf(CodeInvalidOptions, "%v", err)
+	}
+	if err := checkFiles(files); err != nil {
 		return nil, err
 	}
 	var d workspace.Driver
@@ -98,9 +105,12 @@ func buildWorkspace(ctx context.Context, wo *WorkspaceOptions, drivers Drivers) 
 	if err != nil {
 		return nil, err
 	}
-	if err := workspace.Seed(ctx, ws, w.Files); err != nil {
-		closeDriver(ws)
-		return nil, errf(CodeInvalidOptions, "createSession: options.workspace.%v", err)
+	names := slices.Sorted(maps.Keys(files))
+	for _, n := range names {
+		if err := ws.PutFile(ctx, n, files[n]); err != nil {
+			closeDriver(ws)
+			return nil, errf(CodeInvalidOptions, "createSession: options.workspace.files[%q]: %v", n, err)
+		}
 	}
 	return ws, nil
 }
@@ -108,7 +118,7 @@ func buildWorkspace(ctx context.Context, wo *WorkspaceOptions, drivers Drivers) 
 // checkFiles refuses initial files whose keys do not name a file in the
 // workspace, or name the same file twice ("a.txt", "./a.txt",
 // "d/../a.txt"): a map cannot say which content was meant.
-func checkFiles(files map[string]string) error {
+func checkFiles(files map[string][]byte) error {
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
