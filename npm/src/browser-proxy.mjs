@@ -112,6 +112,8 @@ export function startWorkerApi() {
     callBytes(handle, method, argsJSON, bytes, signal) {
       if (signal?.aborted) return Promise.reject(codedError({ message: 'aborted by signal', code: 'ABORTED' }));
       const id = nextId + 1;
+      // A view of part of a larger buffer would clone the whole buffer.
+      if (bytes && bytes.byteLength !== bytes.buffer.byteLength) bytes = bytes.slice();
       const p = request({ op: 'callBytes', handle, method, args: argsJSON, bytes, hasSignal: !!signal });
       if (signal) signal.addEventListener('abort', () => worker.postMessage({ op: 'abort', id }), { once: true });
       return p;
