@@ -10,9 +10,10 @@ import (
 )
 
 // Bus fans events out to subscribers. Publishing never blocks. Each
-// subscriber has its own queue of at most MaxQueued unread events; past
-// that, the oldest droppable events go (see Droppable) and the reader's
-// next batch starts with one EventDropped event counting them.
+// subscriber has its own queue holding at most MaxQueued unread droppable
+// events (see Droppable) besides the undroppable ones; past that, the
+// oldest droppable events go and the reader's next batch starts with one
+// EventDropped event counting them.
 type Bus struct {
 	mu     sync.Mutex
 	subs   map[*Subscription]struct{}
@@ -22,8 +23,8 @@ type Bus struct {
 // NewBus returns an open bus.
 func NewBus() *Bus { return &Bus{subs: map[*Subscription]struct{}{}} }
 
-// MaxQueued bounds the unread events of one subscription (terminal events
-// aside, which are never dropped).
+// MaxQueued bounds the unread droppable events of one subscription
+// (terminal events, never dropped, come on top).
 const MaxQueued = 10000
 
 // EventDropped is the event that tells a reader events were dropped:
@@ -50,6 +51,7 @@ type Subscription struct {
 	mu     sync.Mutex
 	queue  []kernel.Event
 	drops  int           // dropped since the reader's last batch
+	nd     int           // droppable events in queue
 	wake   chan struct{} // cap 1
 	closed bool
 }
@@ -73,10 +75,12 @@ func (b *Bus) Publish(e kernel.Event) {
 	defer b.mu.Unlock()
 	for s := range b.subs {
 		s.mu.Lock()
-		if len(s.queue) >= MaxQueued {
-			s.shed()
-		}
 		s.queue = append(s.queue, e)
+		if Droppable(e.Type) {
+			if s.nd++; s.nd > MaxQueued {
+				s.shed()
+			}
+		}
 		s.mu.Unlock()
 		select {
 		case s.wake <- struct{}{}:
@@ -85,19 +89,23 @@ func (b *Bus) Publish(e kernel.Event) {
 	}
 }
 
-// shed drops the droppable events of the older half of a full queue (one
-// pass, so a flood costs amortised O(1) per event). Called with s.mu held.
+// shed drops the oldest droppable events, down to MaxQueued/2 of them, in
+// one pass: a flood costs amortised O(1) per event while the undroppable
+// ones held stay few. Called with s.mu held.
 func (s *Subscription) shed() {
-	half := len(s.queue) / 2
+	drop := s.nd - MaxQueued/2
 	kept := s.queue[:0]
-	for _, e := range s.queue[:half] {
-		if Droppable(e.Type) {
+	for _, e := range s.queue {
+		if drop > 0 && Droppable(e.Type) {
+			drop--
 			s.drops++
-		} else {
-			kept = append(kept, e)
+			s.nd--
+			continue
 		}
+		kept = append(kept, e)
 	}
-	s.queue = append(kept, s.queue[half:]...)
+	clear(s.queue[len(kept):])
+	s.queue = kept
 }
 
 // Close ends every subscription after its queued events are read.
@@ -132,6 +140,11 @@ func (s *Subscription) Next(ctx context.Context, max int) (events []kernel.Event
 			}
 			events = append(events, s.queue[:max]...)
 			s.queue = s.queue[max:]
+			for _, e := range events {
+				if Droppable(e.Type) && e.Type != EventDropped {
+					s.nd--
+				}
+			}
 			s.mu.Unlock()
 			return events, false, nil
 		}

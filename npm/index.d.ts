@@ -410,9 +410,9 @@ export interface Session {
 
   /**
    * Subscribes to the event stream from now on. Each subscription buffers at most 10,000 unread
-   * events; past that the oldest non-terminal events are dropped and the next event read is
-   * `{type: 'dropped', payload: {count}}` (how many were dropped since the last one). Terminal
-   * events (tool_end, permission_denied, error) are never dropped.
+   * progress events (tool_execution_start, tool_output_delta, …); past that the oldest are dropped
+   * and the next event read is `{type: 'dropped', payload: {count}}` (how many were dropped since
+   * the last one). tool_end, permission_denied, confirmation_required and error are never dropped.
    */
   events(): EventStream;
 

@@ -296,9 +296,9 @@ export class Session {
 
   // events() subscribes now: every event published after this call is
   // delivered, in order. Iterate with for await, or call next(). Go keeps
-  // at most 10,000 unread events per subscription (core.MaxQueued): past
-  // that the oldest progress events are dropped and the next read starts
-  // with {type: 'dropped', payload: {count}}; tool_end, permission_denied,
+  // at most 10,000 unread progress events per subscription (core.MaxQueued):
+  // past that the oldest are dropped and the next read starts with
+  // {type: 'dropped', payload: {count}}; tool_end, permission_denied,
   // confirmation_required and error are never dropped. This side holds at
   // most one batch (256) beyond what the reader took.
   events() {
