@@ -317,7 +317,7 @@ func (s *Session) ExportPage(ctx context.Context, o ExportOptions, cursor string
 		paths: func(args json.RawMessage) []string {
 			var a ExportOptions
 			_ = json.Unmarshal(args, &a)
-			return []string{cmp(a.Under, ".")}
+			return []string{orDefault(a.Under, ".")}
 		},
 		run: func(ctx context.Context, args json.RawMessage) (string, error) {
 			var a struct {
@@ -340,7 +340,7 @@ func (s *Session) ExportPage(ctx context.Context, o ExportOptions, cursor string
 	return pg, nil
 }
 
-func cmp(s, def string) string {
+func orDefault(s, def string) string {
 	if s == "" {
 		return def
 	}
@@ -348,7 +348,7 @@ func cmp(s, def string) string {
 }
 
 func (s *Session) exportPage(ctx context.Context, o ExportOptions, cursor string, maxBytes int, pg *ExportPage) (string, error) {
-	under, err := workspace.Resolve(cmp(o.Under, "."))
+	under, err := workspace.Resolve(orDefault(o.Under, "."))
 	if err != nil {
 		return "", kernel.InvalidArgument("exportFiles: under: %v", err)
 	}
