@@ -203,7 +203,15 @@ func TestContentThroughTheKernel(t *testing.T) {
 	if _, err := s.ReadText(ctx, "missing.txt"); !errors.As(err, &te) {
 		t.Fatalf("ReadText of a missing file: %v", err)
 	}
+	for _, n := range s.ToolNames() {
+		if strings.HasPrefix(n, "read") && n != "read" || strings.Contains(n, "Files") || n == "writeBytes" {
+			t.Fatalf("a content call is listed as a tool: %v", s.ToolNames())
+		}
+	}
 	s.Close()
+	if _, err := s.ReadText(ctx, "bad.txt"); !errors.Is(err, core.ErrClosed) {
+		t.Fatalf("ReadText after Close: %v", err)
+	}
 	var names []string
 	for {
 		evs, done, _ := sub.Next(ctx, 0)
