@@ -152,7 +152,9 @@ func (s *Session) WriteBytes(ctx context.Context, path string, data []byte) (*ke
 			if err := json.Unmarshal(args, &a); err != nil {
 				return "", err
 			}
-			if _, err := s.ws.WriteFile(ctx, a.Path, data); err != nil {
+			// PutFile: the version (a SHA-256 of the content) is computed
+			// only when a read or a compare-and-swap first needs it.
+			if err := s.ws.PutFile(ctx, a.Path, data); err != nil {
 				return "", err
 			}
 			return fmt.Sprintf("wrote %d bytes to %s", n, a.Path), nil
