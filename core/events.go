@@ -2,14 +2,18 @@ package core
 
 import (
 	"context"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/a3s-lab/code-wasm/kernel"
 )
 
-// Bus fans events out to subscribers. Publishing never blocks and never
-// drops: each subscriber has its own unbounded queue, so a slow reader
-// costs memory, not events.
+// Bus fans events out to subscribers. Publishing never blocks. Each
+// subscriber has its own queue holding at most MaxQueued unread droppable
+// events (see Droppable) besides the undroppable ones; past that, the
+// oldest droppable events go and the reader's next batch starts with one
+// EventDropped event counting them.
 type Bus struct {
 	mu     sync.Mutex
 	subs   map[*Subscription]struct{}
@@ -19,12 +23,35 @@ type Bus struct {
 // NewBus returns an open bus.
 func NewBus() *Bus { return &Bus{subs: map[*Subscription]struct{}{}} }
 
+// MaxQueued bounds the unread droppable events of one subscription
+// (terminal events, never dropped, come on top).
+const MaxQueued = 10000
+
+// EventDropped is the event that tells a reader events were dropped:
+// payload {count}.
+const EventDropped = "dropped"
+
+// Droppable reports whether an event may be dropped from a full queue:
+// progress (tool_request_bound, tool_execution_start, tool_output_delta,
+// budget_threshold_hit, confirmation_received) may; what ends something
+// (tool_end and any other *_end, permission_denied, confirmation_timeout,
+// error) or asks for an answer (confirmation_required) may not.
+func Droppable(typ string) bool {
+	switch typ {
+	case kernel.EventPermissionDenied, kernel.EventConfirmationRequired, kernel.EventConfirmationTimeout, kernel.EventError:
+		return false
+	}
+	return !strings.HasSuffix(typ, "_end")
+}
+
 // Subscription is one reader's view of the stream from the moment it
 // subscribed.
 type Subscription struct {
 	bus    *Bus
 	mu     sync.Mutex
 	queue  []kernel.Event
+	drops  int           // dropped since the reader's last batch
+	nd     int           // droppable events in queue
 	wake   chan struct{} // cap 1
 	closed bool
 	// filter, when set, picks the events of one agent run (runFilter);
@@ -61,6 +88,11 @@ func (b *Bus) Publish(e kernel.Event) {
 		}
 		s.mu.Lock()
 		s.queue = append(s.queue, e)
+		if Droppable(e.Type) {
+			if s.nd++; s.nd > MaxQueued {
+				s.shed()
+			}
+		}
 		if last {
 			s.closed = true
 			delete(b.subs, s)
@@ -71,6 +103,25 @@ func (b *Bus) Publish(e kernel.Event) {
 		default:
 		}
 	}
+}
+
+// shed drops the oldest droppable events, down to MaxQueued/2 of them, in
+// one pass: a flood costs amortised O(1) per event while the undroppable
+// ones held stay few. Called with s.mu held.
+func (s *Subscription) shed() {
+	drop := s.nd - MaxQueued/2
+	kept := s.queue[:0]
+	for _, e := range s.queue {
+		if drop > 0 && Droppable(e.Type) {
+			drop--
+			s.drops++
+			s.nd--
+			continue
+		}
+		kept = append(kept, e)
+	}
+	clear(s.queue[len(kept):])
+	s.queue = kept
 }
 
 // Close ends every subscription after its queued events are read.
@@ -99,8 +150,17 @@ func (s *Subscription) Next(ctx context.Context, max int) (events []kernel.Event
 			if max <= 0 || max > n {
 				max = n
 			}
-			events = append([]kernel.Event(nil), s.queue[:max]...)
+			if s.drops > 0 {
+				events = append(events, kernel.Event{Version: 1, Type: EventDropped, Payload: map[string]any{"count": s.drops}, TimeMs: time.Now().UnixMilli()})
+				s.drops = 0
+			}
+			events = append(events, s.queue[:max]...)
 			s.queue = s.queue[max:]
+			for _, e := range events {
+				if Droppable(e.Type) && e.Type != EventDropped {
+					s.nd--
+				}
+			}
 			s.mu.Unlock()
 			return events, false, nil
 		}

@@ -72,6 +72,27 @@ func (k *Kernel) invoke(ctx context.Context, name string, args json.RawMessage, 
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrNotRegistered, name)
 	}
+	return k.invokeTool(ctx, t, name, args, sc), nil
+}
+
+// InvokeHost runs t, an operation of the host's own that is not in the
+// registry (the session's exact-content calls: readText, writeBytes,
+// exportFiles, …), as a trusted host call (OriginHostTrusted): schema
+// validation, hooks, budget, queue, timeout, sanitised output, events and
+// the lifecycle apply as to session.tool. Its error is only ErrClosed.
+func (k *Kernel) InvokeHost(ctx context.Context, t Tool, args json.RawMessage) (*Result, error) {
+	k.mu.Lock()
+	if k.closed {
+		k.mu.Unlock()
+		return nil, ErrClosed
+	}
+	k.wg.Add(1)
+	k.mu.Unlock()
+	defer k.wg.Done()
+	return k.invokeTool(ctx, t, t.Name(), args, scope{origin: OriginHostTrusted}), nil
+}
+
+func (k *Kernel) invokeTool(ctx context.Context, t Tool, name string, args json.RawMessage, sc scope) *Result {
 	n := k.seq.Add(1)
 	id := "call-" + strconv.FormatUint(n, 10)
 	// Session close cancels every invocation, host-direct ones included.
@@ -86,7 +107,7 @@ func (k *Kernel) invoke(ctx context.Context, name string, args json.RawMessage, 
 		args = json.RawMessage(`{}`)
 	}
 	inv.args = args
-	return inv.run(ctx), nil
+	return inv.run(ctx)
 }
 
 // invocation is one pass through the pipeline.

@@ -74,8 +74,19 @@ export type Origin =
 export interface ToolDefinition {
   name: string;
   description: string;
-  /** The model-visible JSON Schema of the arguments. */
-  parameters: Record<string, unknown>;
+  /** The model-visible JSON Schema of the arguments: always an object schema. */
+  parameters: ToolParameters;
+}
+
+/**
+ * A tool's argument schema: a JSON Schema object with `type: 'object'`, the shape LLM SDKs take
+ * as a tool's input schema (Anthropic's `input_schema`, OpenAI's `parameters`) without a cast.
+ */
+export interface ToolParameters {
+  type: 'object';
+  properties?: Record<string, unknown>;
+  required?: string[];
+  [key: string]: unknown;
 }
 
 /** Go: kernel/event.go ActiveTool */
@@ -111,7 +122,7 @@ export interface Artifact {
  */
 export interface AgentEvent {
   version: 1;
-  /** tool_request_bound, tool_execution_start, tool_output_delta, tool_end, permission_denied, confirmation_required, confirmation_received, confirmation_timeout, budget_threshold_hit, error; of an agent run: agent_start, turn_start, text_delta, reasoning_delta, tool_start, tool_input_delta, turn_end, agent_end. … */
+  /** tool_request_bound, tool_execution_start, tool_output_delta, tool_end, permission_denied, confirmation_required, confirmation_received, confirmation_timeout, budget_threshold_hit, error, dropped (payload.count: events a full subscription dropped); of an agent run: agent_start, turn_start, text_delta, reasoning_delta, tool_start, tool_input_delta, turn_end, agent_end. … */
   type: string;
   /** Upstream's snake_case payload, e.g. {id, name, output, exit_code} for tool_end. */
   payload: Record<string, any>;
@@ -160,8 +171,8 @@ type MaybePromise<T> = T | Promise<T>;
 export interface WorkspaceOptions {
   /** 'directory': real files on disk, Node.js on Linux only (refused in browsers and Workers). */
   kind: 'memory' | 'opfs' | 'directory';
-  /** Initial files, path → UTF-8 content (written into the directory for 'directory'). */
-  files?: Record<string, string>;
+  /** Initial files, path → content: a string (written as UTF-8) or exact bytes; they cross as bytes, not JSON (written into the directory for 'directory'). */
+  files?: Record<string, string | Uint8Array>;
   /** The OPFS directory (opfs); the path of an existing directory (directory, required). */
   root?: string;
   /**
@@ -530,6 +541,14 @@ export interface VerificationReport {
   residual_risks?: string[];
 }
 
+/** What exportFiles returns. */
+export interface ExportOptions extends CallOptions {
+  /** The directory exported; default the whole workspace. Keys stay workspace paths. */
+  under?: string;
+  /** A glob pattern (the glob tool's syntax) matched against each path relative to `under`. */
+  include?: string;
+}
+
 export interface Session {
   /** The model-visible tools, sorted. */
   toolNames(): string[];
@@ -584,7 +603,6 @@ export interface Session {
   /** Checks derived from the workspace root: go.mod, package.json scripts, Cargo.toml, pyproject.toml. */
   verifyPresets(opts?: CallOptions): Promise<VerificationCommand[]>;
 
-  events(): EventStream;
 
   /**
    * Runs the agent loop: the model's tool calls go through the kernel with origin "agent"
@@ -617,6 +635,26 @@ export interface Session {
    * failed result; a call of neither shape rejects INVALID_CALL.
    */
   runToolCall(call: ProviderToolCall, opts?: CallOptions): Promise<ProviderToolResult>;
+
+  /**
+   * Subscribes to the event stream from now on. Each subscription buffers at most 10,000 unread
+   * progress events (tool_execution_start, tool_output_delta, …); past that the oldest are dropped
+   * and the next event read is `{type: 'dropped', payload: {count}}` (how many were dropped since
+   * the last one). tool_end, permission_denied, confirmation_required and error are never dropped.
+   */
+  events(): EventStream;
+
+  // ---- Workspace content (API.md "Workspace content"): exact bytes for the application. ----
+  /** A file's exact content as text (UTF-8, BOM kept). Rejects TOOL_FAILED for a missing file, or one that is not UTF-8 (read it with readBytes). */
+  readText(path: string, opts?: CallOptions): Promise<string>;
+  /** A file's exact bytes. Rejects TOOL_FAILED for a missing file. */
+  readBytes(path: string, opts?: CallOptions): Promise<Uint8Array>;
+  /** Replaces (or creates) a file with exactly these bytes; like writeFile, the ToolResult. */
+  writeBytes(path: string, bytes: Uint8Array, opts?: CallOptions): Promise<ToolResult>;
+  /** Every file's exact content, read in pages of about 8 MiB: a string for UTF-8 text without NUL bytes, else a Uint8Array. */
+  exportFiles(options?: ExportOptions): Promise<Record<string, string | Uint8Array>>;
+  /** Writes many files, in chunks of about 8 MiB. Every path is checked first: a bad one rejects TOOL_FAILED naming it, and nothing is written. */
+  importFiles(files: Record<string, string | Uint8Array>, opts?: CallOptions): Promise<void>;
 
   pendingConfirmations(): PendingConfirmation[];
   /** Resolves true when a call with that id was waiting (it is now approved or denied), false when none was. */

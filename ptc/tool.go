@@ -63,7 +63,7 @@ func (*Tool) Description() string {
 		"ctx.tools.<name>(args); ctx.readFile(path) → file text; ctx.read(path|args) → result with .text; " +
 		"ctx.grep(pattern, opts) → output text; ctx.glob(pattern, opts) → string[] of every matching path (at most 10000); ctx.ls(path) → output text. " +
 		"A failed helper call throws; ctx.tool returns the failure. Return a JSON-serialisable value; a `summary` string in it heads the output. " +
-		"Limits (override in `limits`): timeoutMs default 30000 (600000 when `task` is allowed), at most 600000; " +
+		"Limits (override in `limits`): timeoutMs default 30000, at most 600000; " +
 		"maxToolCalls default 20; maxOutputBytes default 65536 (64 KiB) per nested call's output, longer output is cut. " +
 		"Plain JavaScript only: setTimeout/setInterval, fetch, process, require, import and the file system are unavailable; " +
 		"use ctx for all I/O. Example: async function run(ctx) { const files = await ctx.glob('src/**/*.ts'); " +
@@ -77,9 +77,9 @@ func (*Tool) Parameters() json.RawMessage {
 		`"source":{"type":"string","maxLength":196608,"description":"Script text defining async function run(ctx, inputs)."},` +
 		`"path":{"type":"string","description":"Workspace-relative .js or .mjs script, instead of source."},` +
 		`"inputs":{"type":"object","description":"Passed to run as its second argument."},` +
-		`"allowed_tools":{"type":"array","items":{"type":"string"},"description":"Tools the script may call; default every tool except program, dynamic_workflow and parallel_task."},` +
+		`"allowed_tools":{"type":"array","items":{"type":"string"},"description":"Tools the script may call; default every tool of this session except program itself."},` +
 		`"limits":{"type":"object","properties":{` +
-		`"timeoutMs":{"type":"integer","minimum":1,"maximum":600000,"description":"Script timeout in ms; default 30000 (600000 when task is allowed), at most 600000."},` +
+		`"timeoutMs":{"type":"integer","minimum":1,"maximum":600000,"description":"Script timeout in ms; default 30000, at most 600000."},` +
 		`"maxToolCalls":{"type":"integer","minimum":1,"description":"Nested tool calls allowed; default 20."},` +
 		`"maxOutputBytes":{"type":"integer","minimum":1,"description":"Bytes of each nested call's output the script sees; default 65536."}},"additionalProperties":false}` +
 		`},"required":["type"],"additionalProperties":false}`)

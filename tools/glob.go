@@ -331,3 +331,21 @@ func hideRuns(call *kernel.Call, fn workspace.WalkRunFunc, n *int) workspace.Wal
 		return nil
 	}
 }
+
+// MatchGlob compiles a glob pattern as the glob tool reads it (doublestar
+// syntax, braces, the same limits) into a matcher of slash-separated
+// relative paths. The session's ExportFiles filters with it (include).
+func MatchGlob(pattern string) (func(name string) bool, error) {
+	p, err := workspace.ValidatePattern(pattern)
+	if err != nil {
+		return nil, err
+	}
+	if !doublestar.ValidatePattern(p) {
+		return nil, fmt.Errorf("%q is not a valid pattern (check brackets and braces)", pattern)
+	}
+	g, err := globmatch.Compile(p)
+	if err != nil {
+		return nil, err
+	}
+	return g.Match, nil
+}

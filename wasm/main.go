@@ -41,7 +41,9 @@ func main() {
 		return 0
 	}
 
-	// createSession(optionsJSON, host?, hostKindsJSON?, services?) -> Promise<handle>
+	// createSession(optionsJSON, host?, hostKindsJSON?, services?, files?) -> Promise<handle>
+	// files: [{index: JSON {paths, sizes}, data: Uint8Array}], initial
+	// files moved as bytes (PROTOCOL.md §1).
 	api.Set("createSession", jsbridge.Func(func(this js.Value, args []js.Value) any {
 		raw := str(args, 0)
 		var host hostapi.Host
@@ -56,6 +58,19 @@ func main() {
 		if k := str(args, 2); k != "" {
 			if err := json.Unmarshal([]byte(k), &env.HostKinds); err != nil || env.HostKinds == nil {
 				env.HostKinds = nil // malformed: not stated
+			}
+		}
+		if len(args) > 4 && args[4].Type() == js.TypeObject {
+			for i, n := 0, args[4].Length(); i < n; i++ {
+				c := args[4].Index(i)
+				var sc hostapi.SeedChunk
+				if err := json.Unmarshal([]byte(c.Get("index").String()), &sc.FileChunk); err != nil {
+					return jsbridge.Promise(func() (any, error) {
+						return nil, jsbridge.Codedf("INVALID_OPTIONS", "createSession: files chunk %d: %v", i, err)
+					})
+				}
+				sc.Data = goBytes(c.Get("data"))
+				env.Files = append(env.Files, sc)
 			}
 		}
 		return jsbridge.Promise(func() (v any, err error) {
@@ -107,6 +122,49 @@ func main() {
 		})
 	}))
 
+	// callBytes(handle, method, argsJSON, bytes?, signal?) -> Promise<{json?,
+	// bytes?}>: call with bytes beside the JSON, both ways (the content
+	// methods: readBytes, writeBytes, importFiles, exportFiles, …).
+	api.Set("callBytes", jsbridge.Func(func(this js.Value, args []js.Value) any {
+		id, method, raw := handle(args), str(args, 1), str(args, 2)
+		var in []byte
+		if len(args) > 3 && args[3].Type() == js.TypeObject {
+			in = goBytes(args[3])
+		}
+		signal := js.Undefined()
+		if len(args) > 4 {
+			signal = args[4]
+		}
+		ctx, stop, err := jsbridge.SignalContext(context.Background(), signal)
+		if err != nil {
+			return jsbridge.Promise(func() (any, error) { return nil, err })
+		}
+		return jsbridge.Promise(func() (v any, err error) {
+			defer stop()
+			defer guard(&err)
+			v, err = sessions.CallBytes(ctx, id, method, []byte(raw), in)
+			if err != nil {
+				return nil, err
+			}
+			out := js.Global().Get("Object").New()
+			meta := v
+			if b, ok := v.(*hostapi.Bytes); ok {
+				meta = b.Meta
+				u := js.Global().Get("Uint8Array").New(len(b.Data))
+				js.CopyBytesToJS(u, b.Data)
+				out.Set("bytes", u)
+			}
+			if meta != nil {
+				j, err := toJSON(meta)
+				if err != nil {
+					return nil, err
+				}
+				out.Set("json", j)
+			}
+			return out, nil
+		})
+	}))
+
 	// nextEvents(handle, sub) -> Promise<JSON {events, done}>
 	api.Set("nextEvents", jsbridge.Func(func(this js.Value, args []js.Value) any {
 		id := handle(args)
@@ -139,6 +197,17 @@ func main() {
 		js.Global().Set("__a3sCodeWasmApi", api)
 	}
 	select {}
+}
+
+// goBytes copies a Uint8Array into Go (nil for anything else; an empty
+// array gives an empty, non-nil slice).
+func goBytes(v js.Value) []byte {
+	if !v.InstanceOf(js.Global().Get("Uint8Array")) {
+		return nil
+	}
+	b := make([]byte, v.Length())
+	js.CopyBytesToGo(b, v)
+	return b
 }
 
 // guard turns a panic into a PANIC error with a short message; the stack

@@ -18,7 +18,8 @@ const state = {
   session: null,
   defs: new Map(),
   file: null, // the path in the editor
-  saved: '', // its content as last read or saved
+  saved: '', // its content as last read or saved (as the textarea holds it)
+  crlf: false, // the open file ends every line in CRLF: saved so again
   events: 0,
   generation: 0, // bumps on every session switch, to drop stale async work
   llm: null, // the chat's endpoint {baseURL, apiKey, model}, in memory only
@@ -163,19 +164,22 @@ async function refreshTree() {
   $('#tree-empty').hidden = files.length > 0;
 }
 
-// read returns numbered lines ("     1\t…"); the editor wants the text.
-function stripLineNumbers(out) {
-  const lines = out.split('\n').filter((l) => /^\s*\d+\t/.test(l)).map((l) => l.replace(/^\s*\d+\t/, ''));
-  return lines.length ? lines.join('\n') + '\n' : '';
-}
-
+// The editor holds a file's exact text (readText: not numbered, not cut).
+// A textarea turns CRLF into LF, so a file whose every line ends in CRLF
+// is saved with CRLF again; saving writes the exact bytes (writeBytes).
 async function openFile(p) {
   if (isDirty() && !confirm(`Discard the unsaved changes to ${state.file}?`)) return;
-  const r = await state.session.tool('read', { file_path: p, limit: 2000 });
-  if (r.exitCode !== 0) { showResult(r); return; }
+  let text;
+  try {
+    text = await state.session.readText(p);
+  } catch (e) {
+    showResult(e.result ?? { exitCode: 1, output: `${e.code ?? 'ERROR'}: ${e.message}` });
+    return;
+  }
   state.file = p;
-  state.saved = stripLineNumbers(r.output);
-  $('#editor').value = state.saved;
+  state.crlf = text.includes('\r\n') && !/(^|[^\r])\n/.test(text);
+  $('#editor').value = text;
+  state.saved = $('#editor').value; // as the textarea holds it
   $('#editor').disabled = false;
   $('#editor-path').textContent = p;
   for (const b of document.querySelectorAll('.tree .file')) b.classList.toggle('selected', b.dataset.path === p);
@@ -204,7 +208,7 @@ function renderDirty() {
 async function save() {
   if (!isDirty()) return;
   const text = $('#editor').value;
-  const r = await state.session.writeFile(state.file, text);
+  const r = await state.session.writeBytes(state.file, new TextEncoder().encode(state.crlf ? text.replace(/\n/g, '\r\n') : text));
   if (r.exitCode !== 0) { showResult(r); return; }
   state.saved = text;
   renderDirty();
@@ -248,16 +252,31 @@ function renderTools() {
   if (!hasProgram) $('#script-missing').textContent = 'This session has no program tool (the host offers no engine for scripts).';
 }
 
-// exampleArgs fills the required parameters with something sensible.
-function exampleArgs(def) {
+// exampleArgs fills the required parameters with arguments that pass the
+// tool's schema and work on the open file (edit and patch change its first
+// line; write goes to a new file, never over one).
+async function exampleArgs(def) {
+  const file = state.file ?? 'README.md';
+  let first = '';
+  if (def.name === 'edit' || def.name === 'patch') {
+    first = (await state.session.readText(file).catch(() => '')).split(/\r?\n/)[0];
+  }
+  switch (def.name) {
+    case 'read': return { file_path: file };
+    case 'write': return { file_path: 'notes.txt', content: 'a note\n' };
+    case 'edit': return first ? { file_path: file, old_string: first, new_string: `${first} (edited)` } : { file_path: file, old_string: 'hello', new_string: 'hi' };
+    case 'patch': return { file_path: file, diff: `--- a/${file}\n+++ b/${file}\n@@ -1 +1 @@\n-${first}\n+${first} (patched)\n` };
+    case 'batch': return { invocations: [{ tool: 'read', args: { file_path: file } }, { tool: 'grep', args: { pattern: 'hello' } }] };
+    case 'program': return { type: 'script', language: 'javascript', source: SCRIPT_SAMPLE };
+  }
   const props = def.parameters?.properties ?? {};
   const out = {};
   for (const name of def.parameters?.required ?? []) {
     const t = props[name]?.type;
-    if (name === 'file_path' || name === 'path') out[name] = state.file ?? 'README.md';
+    if (name === 'file_path' || name === 'path') out[name] = file;
     else if (name === 'pattern') out[name] = def.name === 'glob' ? '**/*.js' : 'hello';
-    else if (t === 'string') out[name] = '';
-    else if (t === 'integer' || t === 'number') out[name] = 0;
+    else if (t === 'string') out[name] = props[name]?.enum?.[0] ?? 'x';
+    else if (t === 'integer' || t === 'number') out[name] = props[name]?.minimum ?? 1;
     else if (t === 'boolean') out[name] = false;
     else if (t === 'array') out[name] = [];
     else out[name] = {};
@@ -265,12 +284,12 @@ function exampleArgs(def) {
   return out;
 }
 
-function renderSchema() {
+async function renderSchema() {
   const def = state.defs.get($('#tool').value);
   if (!def) return;
   $('#tool-desc').textContent = def.description;
   $('#schema').textContent = JSON.stringify(def.parameters, null, 2);
-  $('#args').value = JSON.stringify(exampleArgs(def), null, 2);
+  $('#args').value = JSON.stringify(await exampleArgs(def), null, 2);
 }
 
 function showResult(r) {

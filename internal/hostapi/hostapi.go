@@ -69,6 +69,10 @@ type Env struct {
 	// kinds without the PTC ones has no script engine, and its sessions
 	// list no program tool.
 	HostKinds []string
+	// Files are initial files moved as bytes beside the JSON options (the
+	// npm package sends options.workspace.files so): written with the
+	// JSON ones, before the session exists.
+	Files []SeedChunk
 }
 
 // hasScriptEngine reports whether the host runs program scripts.
@@ -133,13 +137,21 @@ func (t *Sessions) CallSync(id int, method string, raw []byte) (any, error) {
 // Call runs an asynchronous method with JSON arguments (PROTOCOL.md §1
 // call). The result is a JSON-encodable value.
 func (t *Sessions) Call(ctx context.Context, id int, method string, raw []byte) (any, error) {
-	return t.dispatch(ctx, id, method, raw, false)
+	v, err := t.dispatch(ctx, id, method, raw, false)
+	if _, ok := v.(*Bytes); ok {
+		return nil, errf(CodeInvalidCall, "%s answers bytes: call it through api.callBytes", method)
+	}
+	return v, err
 }
 
 // dispatch finds the method's row in the table and runs it. A closed
 // session answers SESSION_CLOSED to every method but those marked
 // whenClosed, an aborted call ABORTED, before its arguments are read.
 func (t *Sessions) dispatch(ctx context.Context, id int, name string, raw []byte, inSync bool) (any, error) {
+	return t.dispatchWith(ctx, id, name, raw, inSync, nil)
+}
+
+func (t *Sessions) dispatchWith(ctx context.Context, id int, name string, raw []byte, inSync bool, in []byte) (any, error) {
 	e, err := t.get(id)
 	if err != nil {
 		return nil, err
@@ -160,7 +172,7 @@ func (t *Sessions) dispatch(ctx context.Context, id int, name string, raw []byte
 		}
 		return nil, errf(CodeInvalidCall, "unknown method %q", name)
 	}
-	return m.run(&call{ctx: ctx, t: t, id: id, e: e, method: name}, raw)
+	return m.run(&call{ctx: ctx, t: t, id: id, e: e, method: name, in: in}, raw)
 }
 
 // MaxCallBytes bounds one call's JSON arguments from JS (createSession's

@@ -13,7 +13,7 @@ import (
 // events.go); dispatch (hostapi.go) finds them by name. Adding a method
 // is adding a row and its function.
 var methods = table(sessionMethods, toolMethods, governanceMethods, eventMethods,
-	llmMethods, execMethods)
+	llmMethods, execMethods, contentMethods)
 
 // row is one method of the table.
 type row struct {
@@ -34,6 +34,8 @@ type call struct {
 	id     int
 	e      *entry
 	method string
+	// in: the bytes given beside the JSON (CallBytes), or nil.
+	in []byte
 }
 
 // flags mark a row.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/a3s-lab/code-wasm/core"
@@ -73,7 +75,11 @@ func buildWorkspace(ctx context.Context, wo *WorkspaceOptions, env Env, host Hos
 	if wo != nil {
 		w = *wo
 	}
-	if err := checkFiles(w.Files); err != nil {
+	files, err := seedFiles(w.Files, env.Files)
+	if err != nil {
+		return nil, errf(CodeInvalidOptions, "%v", err)
+	}
+	if err := checkFiles(files); err != nil {
 		return nil, err
 	}
 	var d workspace.Driver
@@ -109,9 +115,12 @@ func buildWorkspace(ctx context.Context, wo *WorkspaceOptions, env Env, host Hos
 	if err != nil {
 		return nil, err
 	}
-	if err := workspace.Seed(ctx, ws, w.Files); err != nil {
-		closeDriver(ws)
-		return nil, errf(CodeInvalidOptions, "createSession: options.workspace.%v", err)
+	names := slices.Sorted(maps.Keys(files))
+	for _, n := range names {
+		if err := ws.PutFile(ctx, n, files[n]); err != nil {
+			closeDriver(ws)
+			return nil, errf(CodeInvalidOptions, "createSession: options.workspace.files[%q]: %v", n, err)
+		}
 	}
 	return ws, nil
 }
@@ -119,7 +128,7 @@ func buildWorkspace(ctx context.Context, wo *WorkspaceOptions, env Env, host Hos
 // checkFiles refuses initial files whose keys do not name a file in the
 // workspace, or name the same file twice ("a.txt", "./a.txt",
 // "d/../a.txt"): a map cannot say which content was meant.
-func checkFiles(files map[string]string) error {
+func checkFiles(files map[string][]byte) error {
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)

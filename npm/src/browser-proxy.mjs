@@ -86,11 +86,11 @@ export function startWorkerApi() {
   const api = {
     version: undefined,
     worker,
-    async createSession(optionsJSON, host, hostKindsJSON) {
+    async createSession(optionsJSON, host, hostKindsJSON, _services, files) {
       const id = nextId + 1; // the id request() is about to use
       if (host) hosts.set(id, host);
       try {
-        const { handle, state } = await request({ op: 'createSession', options: optionsJSON, hasHost: !!host, hostKinds: hostKindsJSON });
+        const { handle, state } = await request({ op: 'createSession', options: optionsJSON, hasHost: !!host, hostKinds: hostKindsJSON, files });
         sessions.set(handle, { state: { ...state }, nsub: 0, hooks: new Set() });
         return handle;
       } catch (e) {
@@ -106,6 +106,17 @@ export function startWorkerApi() {
       return p.finally(() => {
         if (method === 'close') sessions.delete(handle);
       });
+    },
+    // callBytes: the bytes are copied to the worker (structured clone) and
+    // the answer's bytes are transferred back.
+    callBytes(handle, method, argsJSON, bytes, signal) {
+      if (signal?.aborted) return Promise.reject(codedError({ message: 'aborted by signal', code: 'ABORTED' }));
+      const id = nextId + 1;
+      // A view of part of a larger buffer would clone the whole buffer.
+      if (bytes && bytes.byteLength !== bytes.buffer.byteLength) bytes = bytes.slice();
+      const p = request({ op: 'callBytes', handle, method, args: argsJSON, bytes, hasSignal: !!signal });
+      if (signal) signal.addEventListener('abort', () => worker.postMessage({ op: 'abort', id }), { once: true });
+      return p;
     },
     callSync(handle, method, argsJSON) {
       const s = sessions.get(handle);

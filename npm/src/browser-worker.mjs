@@ -2,7 +2,7 @@
 // browser-proxy.mjs for the page side and RATIONALE.md "Why does the
 // browser build run in a dedicated Worker?"). It owns the one Go instance
 // and answers the page's messages with the PROTOCOL.md `api` object:
-//   page → worker: createSession, call, abort, callSync, subscribe,
+//   page → worker: createSession, call, callBytes, abort, callSync, subscribe,
 //                  nextEvents, unsubscribe, hostResult
 //   worker → page: ready, result, state, host, hostAbort, warn
 // After every call, and whenever a session's events show tools starting
@@ -23,7 +23,7 @@ const calls = new Map(); // call id -> AbortController
 const hostWaits = new Map(); // host id -> {resolve, reject}
 let nextHostId = 0;
 
-const post = (m) => self.postMessage(m);
+const post = (m, transfer = []) => self.postMessage(m, { transfer });
 const errorOf = (e) => ({ message: String(e?.message ?? e), code: e?.code ?? 'INTERNAL', detail: e?.detail });
 
 let api;
@@ -131,12 +131,15 @@ async function answer(id, fn, handle) {
     const state = collectState(handle, AFTER_CALL);
     if (state) Object.assign(msg, { handle, state });
   }
-  post(msg);
+  // The answer's bytes (callBytes) are the worker's own: transferred, not
+  // copied.
+  const buf = msg.value?.bytes?.buffer;
+  post(msg, buf ? [buf] : []);
 }
 
 const handlers = {
   createSession: (m) => answer(m.id, async () => {
-    const handle = await api.createSession(m.options, m.hasHost ? hostFor(m.id) : undefined, m.hostKinds);
+    const handle = await api.createSession(m.options, m.hasHost ? hostFor(m.id) : undefined, m.hostKinds, undefined, m.files);
     const s = { subs: new Map(), state: {}, createId: m.id };
     sessions.set(handle, s);
     for (const k of STATE_METHODS) s.state[k] = syncJSON(handle, k);
@@ -152,6 +155,15 @@ const handlers = {
       calls.delete(m.id);
     }
   }, m.handle).then(() => { if (m.method === 'close') sessions.delete(m.handle); }),
+  callBytes: (m) => answer(m.id, async () => {
+    const ac = m.hasSignal ? new AbortController() : undefined;
+    if (ac) calls.set(m.id, ac);
+    try {
+      return await api.callBytes(m.handle, m.method, m.args, m.bytes, ac?.signal);
+    } finally {
+      calls.delete(m.id);
+    }
+  }, m.handle),
   abort: (m) => calls.get(m.id)?.abort(),
   callSync: (m) => {
     const r = m.args === undefined ? api.callSync(m.handle, m.method) : api.callSync(m.handle, m.method, m.args);

@@ -35,11 +35,11 @@ export const tooBig = (what, n) => `${what} is ${n} characters, over the ${MAX_C
 // wellFormed reports whether s is well-formed UTF-16 (no lone surrogate).
 // A lone surrogate cannot cross into Go intact: it becomes U+FFFD, so
 // "a\ud800" and "a\udc00" would name the same file.
-const wellFormed = typeof String.prototype.isWellFormed === 'function'
+export const wellFormed = typeof String.prototype.isWellFormed === 'function'
   ? (s) => s.isWellFormed()
   : (s) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
 
-function notWellFormed(s, what) {
+export function notWellFormed(s, what) {
   const i = s.search(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
   const u = s.charCodeAt(i).toString(16);
   return `${what} is not well-formed UTF-16: a lone surrogate (\\u${u}) at index ${i}; Go would read it as U+FFFD (another string's character), so it is refused`;

@@ -5,10 +5,11 @@
 // Errors live in errors.mjs, the checks before the boundary and the options
 // split in options.mjs.
 
-import { CodeWasmError, asError, badCall, abortError, closedError } from './errors.mjs';
+import { CodeWasmError, asError, badCall, abortError, closedError, invalid } from './errors.mjs';
 import { MAX_CALL_BYTES, isPlainObject, splitBudget, splitHook, splitOptions, str, toData, tooBig } from './options.mjs';
 import { makeHost } from './host.mjs';
 import { runStream, sendArgs, toolsFor } from './agent.mjs';
+import { checkFiles, packFiles, unpackPage, decodeText } from './content.mjs';
 
 export { CodeWasmError };
 
@@ -30,11 +31,20 @@ export function makeCreateSession(getApi, { hostKinds = {}, services = undefined
   // Go lists only the tools this host can run: no ptc.* kinds, no program.
   const kinds = JSON.stringify(Object.keys(hostKinds));
   return async function createSession(options = {}) {
+    // options.workspace.files cross as bytes in chunks (content.mjs), not
+    // as JSON strings.
+    let chunks;
+    const files = isPlainObject(options) && isPlainObject(options.workspace) ? options.workspace.files : undefined;
+    if (isPlainObject(files)) {
+      const entries = checkFiles(files, 'createSession: options.workspace.files', invalid);
+      chunks = [...packFiles(entries, false)].map((c) => ({ index: JSON.stringify({ paths: c.paths, sizes: c.sizes }), data: c.data }));
+      options = { ...options, workspace: { ...options.workspace, files: undefined } };
+    }
     const { wire, fns } = splitOptions(options);
     const api = await getApi();
     let id;
     try {
-      id = await api.createSession(JSON.stringify(wire), makeHost(fns, hostKinds), kinds, services);
+      id = await api.createSession(JSON.stringify(wire), makeHost(fns, hostKinds), kinds, services, chunks);
     } catch (e) {
       throw asError(e);
     }
@@ -115,6 +125,73 @@ export class Session {
     } finally {
       if (onAbort) signal.removeEventListener('abort', onAbort);
       if (aborted) p.catch(() => {}); // the loser of the race must not be unhandled
+    }
+  }
+
+  // #callBytes is #call through api.callBytes: bytes (or null) cross
+  // beside the JSON, and the answer is {json?, bytes?}.
+  async #callBytes(method, args, bytes, opts, keys = CALL_KEYS) {
+    checkOpts(opts, method, keys);
+    const signal = checkSignal(opts, method);
+    if (this.#closed) throw closedError(method);
+    if (signal?.aborted) throw abortError(method);
+    const json = JSON.stringify(args ?? {});
+    if (json.length > MAX_CALL_BYTES) throw badCall(`${method}: ${tooBig("the call's JSON", json.length)}`);
+    const p = this.#api.callBytes(this.#id, method, json, bytes, signal);
+    let onAbort;
+    const aborted = signal && new Promise((_, reject) => {
+      onAbort = () => reject(abortError(method));
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      const out = await (aborted ? Promise.race([p, aborted]) : p);
+      return { meta: out.json === undefined ? undefined : JSON.parse(out.json), bytes: out.bytes };
+    } catch (e) {
+      throw asError(e);
+    } finally {
+      if (onAbort) signal.removeEventListener('abort', onAbort);
+      if (aborted) p.catch(() => {}); // the loser of the race must not be unhandled
+    }
+  }
+
+  // ---- Workspace content (API.md "Workspace content"): exact bytes. ----
+  async readText(path, opts) {
+    const { bytes } = await this.#callBytes('readText', { path: str(path, 'path', 'readText') }, null, opts);
+    return decodeText(bytes);
+  }
+  async readBytes(path, opts) {
+    return (await this.#callBytes('readBytes', { path: str(path, 'path', 'readBytes') }, null, opts)).bytes;
+  }
+  async writeBytes(path, bytes, opts) {
+    const p = str(path, 'path', 'writeBytes');
+    if (!(bytes instanceof Uint8Array)) throw badCall(`writeBytes: bytes must be a Uint8Array, got ${bytes === null ? 'null' : typeof bytes}`);
+    return (await this.#callBytes('writeBytes', { path: p }, bytes, opts)).meta;
+  }
+  // exportFiles({under?, include?, signal?}): every file's exact content,
+  // read in pages of about 8 MiB.
+  async exportFiles(options) {
+    checkOpts(options, 'exportFiles', ['under', 'include', 'signal']);
+    const args = {};
+    if (options?.under !== undefined) args.under = str(options.under, 'under', 'exportFiles');
+    if (options?.include !== undefined) args.include = str(options.include, 'include', 'exportFiles');
+    const opts = options?.signal === undefined ? undefined : { signal: options.signal };
+    /** @type {Record<string, string | Uint8Array>} */
+    const out = {};
+    for (;;) {
+      const { meta, bytes } = await this.#callBytes('exportFiles', args, null, opts);
+      unpackPage(meta, bytes, out);
+      if (!meta.next) return out;
+      args.cursor = meta.next;
+    }
+  }
+  // importFiles(files): every path is checked first (nothing is written
+  // if one is wrong), then the files cross in chunks of about 8 MiB.
+  async importFiles(files, opts) {
+    const entries = checkFiles(files, 'importFiles: files', badCall);
+    checkOpts(opts, 'importFiles');
+    await this.#callBytes('importFiles', { check: true, paths: entries.map((e) => e[0]) }, null, opts);
+    for (const c of packFiles(entries, true)) {
+      await this.#callBytes('importFiles', { paths: c.paths, sizes: c.sizes }, c.data, opts);
     }
   }
 
@@ -292,7 +369,12 @@ export class Session {
   }
 
   // events() subscribes now: every event published after this call is
-  // delivered, in order. Iterate with for await, or call next().
+  // delivered, in order. Iterate with for await, or call next(). Go keeps
+  // at most 10,000 unread progress events per subscription (core.MaxQueued):
+  // past that the oldest are dropped and the next read starts with
+  // {type: 'dropped', payload: {count}}; tool_end, permission_denied,
+  // confirmation_required and error are never dropped. This side holds at
+  // most one batch (256) beyond what the reader took.
   events() {
     const sub = this.#sync('subscribe');
     const api = this.#api;

@@ -104,7 +104,7 @@ const governanceCases = [
   ['workspace.bar', { workspace: { kind: 'memory', bar: 1 } }, /unknown key options\.workspace\.bar \(known: kind, files, root, sandbox, network\)/],
   ['hooks[0].matcher.tools', { hooks: [{ id: 'a', event: 'pre_tool_use', matcher: { tools: 'write' }, handler() {} }] }, /unknown key options\.hooks\[0\]\.matcher\.tools \(known: tool, pathPattern, commandPattern\)/],
   ['hooks[1].config.timeoutMs', { hooks: [{ id: 'a', event: 'pre_tool_use', handler() {} }, { id: 'b', event: 'pre_tool_use', config: { timeoutMs: 2.5 }, handler() {} }] }, /options\.hooks\[1\]\.config\.timeoutMs must be a non-negative integer, got 2\.5/],
-  ['workspace.files value', { workspace: { kind: 'memory', files: { 'a.txt': 5 } } }, /options\.workspace\.files\["a\.txt"\] must be a string, got 5/],
+  ['workspace.files value', { workspace: { kind: 'memory', files: { 'a.txt': 5 } } }, /options\.workspace\.files\["a\.txt"\] must be a string or a Uint8Array, got 5/],
   ['toolTimeoutMs fractional', { toolTimeoutMs: 1.5 }, /options\.toolTimeoutMs must be a non-negative integer, got 1\.5/],
   ['permissionPolicy.deny[1]', { permissionPolicy: { deny: ['write', 7] } }, /options\.permissionPolicy\.deny\[1\] must be a string, got 7/],
   ['files ./a.txt and a.txt', { workspace: { kind: 'memory', files: { 'a.txt': '1', './a.txt': '2' } } }, /files\["\.\/a\.txt"\] and \["a\.txt"\] both name the file a\.txt/],

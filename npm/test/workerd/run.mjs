@@ -4,10 +4,11 @@
 // workerd binary on 127.0.0.1 and a free port, and check its answers.
 //   node npm/test/workerd/run.mjs            (KEEP_SCRATCH=1 keeps the project)
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync, copyFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, writeFileSync, copyFileSync, readdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
+import { join, dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 
@@ -153,6 +154,39 @@ const worker :Workerd.Worker = (
   const dir = await fetchJSON(`${base}/directory`, deadline);
   assert.equal(dir.code, 'INVALID_OPTIONS', JSON.stringify(dir));
   assert.match(dir.message, /options\.workspace\.kind 'directory' needs Node\.js .*in Cloudflare Workers 'memory'/);
+
+  // Exact content: every file of GOROOT/src/net and image test data (binary)
+  // through createSession's files, importFiles, exportFiles, readBytes,
+  // readText and writeBytes, byte for byte (compared by SHA-256).
+  const goroot = execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim();
+  const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  const posted = [];
+  const want = {};
+  for (const dir of ['net', 'image/testdata']) {
+    const root = join(goroot, 'src', dir);
+    for (const e of readdirSync(root, { recursive: true, withFileTypes: true })) {
+      if (!e.isFile()) continue;
+      const full = join(e.parentPath ?? e.path, e.name);
+      const b = readFileSync(full);
+      let isText = !b.includes(0);
+      try { if (isText) utf8.decode(b); } catch { isText = false; }
+      const p = `${dir}/${relative(root, full)}`;
+      posted.push([p, b.toString('base64'), isText]);
+      want[p] = { sha: createHash('sha256').update(b).digest('hex'), isText };
+    }
+  }
+  assert.ok(posted.some(([, , t]) => !t), 'binary files are among them');
+  const res = await fetch(`${base}/content`, { method: 'POST', body: JSON.stringify({ files: posted }) });
+  const got = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(got).slice(0, 2000));
+  assert.equal(Object.keys(got).length, posted.length);
+  for (const [p, w] of Object.entries(want)) {
+    const g = got[p];
+    for (const k of ['exported', 'seeded', 'readBytes', 'copy']) assert.equal(g[k], w.sha, `${p}: ${k}`);
+    assert.equal(g.exportedText, w.isText, `${p}: exported as ${w.isText ? 'text' : 'bytes'}`);
+    if (w.isText) assert.equal(g.readText, w.sha, `${p}: readText`);
+  }
+  step(`content: ${posted.length} files round-tripped`);
   step('workerd tier passed');
 } finally {
   if (workerd && workerd.exitCode === null) workerd.kill('SIGTERM');

@@ -30,6 +30,7 @@ export default {
         await s.close();
       }
     }
+    if (url.pathname === '/content') return content(await request.json());
     const session = await createSession({
       workspace: { kind: 'memory', files: { 'hello.txt': 'hello from workerd\n', 'src/a.rs': 'fn a() {}\n' } },
     });
@@ -54,3 +55,45 @@ export default {
     }
   },
 };
+
+// content round-trips the files posted ([[path, base64, isText]]) through
+// createSession's files, importFiles, exportFiles, readBytes, readText and
+// writeBytes, and answers each file's SHA-256 as each of them gave it.
+async function content({ files }) {
+  const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  const enc = new TextEncoder();
+  const map = {};
+  for (const [p, b64, isText] of files) {
+    const b = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    map[p] = isText ? utf8.decode(b) : b;
+  }
+  const sha = async (v) => {
+    const b = typeof v === 'string' ? enc.encode(v) : v;
+    return Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', b)), (x) => x.toString(16).padStart(2, '0')).join('');
+  };
+  const seeded = await createSession({ workspace: { kind: 'memory', files: map } });
+  const s = await createSession();
+  try {
+    const out = {};
+    await s.importFiles(map);
+    const exported = await s.exportFiles();
+    const fromSeed = await seeded.exportFiles();
+    for (const [p, , isText] of files) {
+      const bytes = await s.readBytes(p);
+      await s.writeBytes(`copy/${p}`, bytes);
+      out[p] = {
+        exported: await sha(exported[p]), exportedText: typeof exported[p] === 'string',
+        seeded: await sha(fromSeed[p]), readBytes: await sha(bytes),
+        readText: isText ? await sha(await s.readText(p)) : null,
+      };
+    }
+    const copy = await s.exportFiles({ under: 'copy' });
+    for (const p of Object.keys(out)) out[p].copy = await sha(copy[`copy/${p}`]);
+    return Response.json(out);
+  } catch (e) {
+    return Response.json({ error: String(e && e.stack || e), code: e?.code }, { status: 500 });
+  } finally {
+    await s.close();
+    await seeded.close();
+  }
+}
