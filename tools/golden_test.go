@@ -297,9 +297,17 @@ func lineDiff(want, got string) string {
 	for i < len(w) && i < len(g) && w[i] == g[i] {
 		i++
 	}
+	col := 0
+	if i < len(w) && i < len(g) {
+		for col < len(w[i]) && col < len(g[i]) && w[i][col] == g[i][col] {
+			col++
+		}
+	}
 	line := func(ls []string, i int) string {
 		if i < len(ls) {
-			return strconv.Quote(ls[i])
+			l := ls[i]
+			from, to := max(0, col-60), min(len(l), col+60)
+			return fmt.Sprintf("(from byte %d) %s", from, strconv.Quote(l[from:to]))
 		}
 		return "(end)"
 	}

@@ -378,10 +378,31 @@ func runTranscript(t *testing.T, path string) {
 		}
 		at := func(ls []string) string {
 			if i < len(ls) {
-				return ls[i]
+				return around(ls[i], firstDiff(w, g, i))
 			}
 			return "(end)"
 		}
 		t.Errorf("%s: the transcript differs at line %d (regenerate with -update if intended)\n  want: %s\n  got:  %s", path, i+1, at(w), at(g))
 	}
+}
+
+// firstDiff is the first byte where line i of want and got differ.
+func firstDiff(want, got []string, i int) int {
+	if i >= len(want) || i >= len(got) {
+		return 0
+	}
+	c := 0
+	for c < len(want[i]) && c < len(got[i]) && want[i][c] == got[i][c] {
+		c++
+	}
+	return c
+}
+
+// around shows a long line near byte col.
+func around(l string, col int) string {
+	if len(l) <= 200 {
+		return l
+	}
+	from, to := max(0, col-80), min(len(l), col+80)
+	return fmt.Sprintf("(bytes %d-%d of %d) %s", from, to, len(l), l[from:to])
 }
