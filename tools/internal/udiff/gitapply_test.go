@@ -2,6 +2,7 @@ package udiff
 
 import (
 	"bytes"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,10 +37,16 @@ func (e *gitError) Error() string { return e.err.Error() + ": " + e.stderr }
 // headers of a one-file patch of f.
 func gitDiff(t *testing.T, git string, before, after []byte) string {
 	t.Helper()
+	return gitDiffU(t, git, before, after, "-U3")
+}
+
+// gitDiffU is gitDiff with git diff's context flag.
+func gitDiffU(t *testing.T, git string, before, after []byte, u string) string {
+	t.Helper()
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "old"), before)
 	write(t, filepath.Join(dir, "new"), after)
-	out, err := gitCmd(t, git, dir, "diff", "--no-index", "--no-color", "--", "old", "new")
+	out, err := gitCmd(t, git, dir, "diff", "--no-index", "--no-color", u, "--", "old", "new")
 	if err != nil && !strings.Contains(err.Error(), "exit status 1") {
 		t.Fatal(err)
 	}
@@ -241,4 +248,52 @@ func TestApplyRefusesTwoFiles(t *testing.T) {
 	if got, _, err := Apply([]byte("-- a/y\n+++ b/y\n"), body); err != nil || string(got) != "x\n" {
 		t.Fatalf("header-like body lines: %q %v", got, err)
 	}
+}
+
+// TestApplyOracleGitApply: random pairs whose lines end in LF or CRLF at
+// random (some with a stray CR inside a line, some without a final
+// newline), diffed by git (-U3 and -U1): Apply and git apply agree on the
+// diff. Applied again to its own result, Apply never succeeds with bytes
+// git apply does not give; it may refuse where git finds the lines at an
+// offset (patch has no offset search).
+func TestApplyOracleGitApply(t *testing.T) {
+	git := needBinary(t, "git")
+	r := rand.New(rand.NewSource(20261201))
+	words := []string{"alpha", "beta", "gamma", "", "  indented", "a\rb", "}", "return x"}
+	text := func() string {
+		var b strings.Builder
+		n := r.Intn(12)
+		for i := 0; i < n; i++ {
+			b.WriteString(words[r.Intn(len(words))])
+			if i < n-1 || r.Intn(4) != 0 {
+				b.WriteString([]string{"\n", "\r\n"}[r.Intn(2)])
+			}
+		}
+		return b.String()
+	}
+	const pairs = 80
+	refusedAgain := 0
+	for i := 0; i < pairs; i++ {
+		a, b := text(), text()
+		if a == b {
+			continue
+		}
+		d := gitDiff(t, git, []byte(a), []byte(b))
+		if i%2 == 1 {
+			d = gitDiffU(t, git, []byte(a), []byte(b), "-U1")
+		}
+		got, err := sameAsGit(t, git, []byte(a), d)
+		if err != nil || string(got) != b {
+			t.Fatalf("pair %d: Apply gave %q, %v; want %q\ndiff:\n%s", i, got, err, b, d)
+		}
+		again, _, err := Apply(got, d)
+		if err != nil {
+			refusedAgain++
+			continue
+		}
+		if want, gerr := gitApply(t, git, got, d); gerr != nil || !bytes.Equal(again, want) {
+			t.Fatalf("pair %d applied again: Apply gave %q, git apply %q (%v)\ndiff:\n%s", i, again, want, gerr, d)
+		}
+	}
+	t.Logf("%d pairs; applied again to its own result, Apply refused %d", pairs, refusedAgain)
 }
