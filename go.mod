@@ -10,6 +10,7 @@ require (
 	github.com/tetratelabs/wazero v1.9.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/text v0.14.0
+	golang.org/x/tools v0.6.0
 )
 
 require github.com/stretchr/testify v1.12.1 // indirect
