@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/a3s-lab/code-wasm/kernel"
 	"github.com/a3s-lab/code-wasm/tools/internal/globmatch"
@@ -353,8 +354,8 @@ func (g *Grep) scanAll(ctx context.Context, paths []string, m *linematch.Matcher
 	return results
 }
 
-func (g *Grep) renderContent(ctx context.Context, m *lineMatcher, matched []*grepFile, ctxLines, total int, meta map[string]any) (*kernel.Result, error) {
-	w := newWork(ctx)
+func (g *Grep) renderContent(ctx context.Context, m *linematch.Matcher, matched []*grepFile, ctxLines, total int, meta map[string]any) (*kernel.Result, error) {
+	w := work.New(ctx)
 	cutLines := 0
 	var b strings.Builder
 	budget := maxOutputSize - 512
@@ -372,7 +373,7 @@ func (g *Grep) renderContent(ctx context.Context, m *lineMatcher, matched []*gre
 		// never split into lines as a whole.
 		data := r.data
 		text := func(ls, le int, match bool) (string, error) {
-			t, cut, err := m.longLine(w, bytes.TrimSuffix(data[ls:le], []byte("\r")), match)
+			t, cut, err := longLine(m, w, bytes.TrimSuffix(data[ls:le], []byte("\r")), match)
 			if cut {
 				cutLines++
 			}
@@ -457,16 +458,15 @@ func (g *Grep) renderContent(ctx context.Context, m *lineMatcher, matched []*gre
 // around that match instead of its start (from 100 characters before
 // it), so the line shown holds the match. Finding the match runs the
 // regexp once more over the line, paced by w.
-func (m *lineMatcher) longLine(w *work, line []byte, match bool) (string, bool, error) {
+func longLine(m *linematch.Matcher, w *work.Meter, line []byte, match bool) (string, bool, error) {
 	if len(line) <= maxLineLength || utf8.RuneCount(line) <= maxLineLength {
 		return string(line), false, nil
 	}
 	from := 0 // byte offset of the first rune shown
 	if match {
-		r := pacedLine{b: line, w: w, every: max(1, workStep/max(1, m.size))}
-		loc := m.re.FindReaderIndex(&r)
-		if r.err != nil {
-			return "", false, r.err
+		loc, err := m.FirstMatch(w, line)
+		if err != nil {
+			return "", false, err
 		}
 		if loc != nil && utf8.RuneCount(line[:loc[1]]) > maxLineLength {
 			from = runeOffset(line, max(0, utf8.RuneCount(line[:loc[0]])-100))
