@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/a3s-lab/code-wasm/kernel"
+	"github.com/a3s-lab/code-wasm/mcp"
 	"github.com/a3s-lab/code-wasm/ptc"
 	"github.com/a3s-lab/code-wasm/tools"
 	"github.com/a3s-lab/code-wasm/workspace"
@@ -31,6 +32,9 @@ type Options struct {
 	// NoProgram leaves the program tool out, for a host with no script
 	// engine (Cloudflare Workers): it is not listed rather than failing.
 	NoProgram bool
+	// McpServers are connected at start (see AddMcp); one that cannot be
+	// reached registers nothing and shows in McpStatus with its error.
+	McpServers []mcp.Config
 }
 
 // Session is the portable type users hold: a workspace, its tool surface,
@@ -40,6 +44,7 @@ type Session struct {
 	reg *kernel.Registry
 	k   *kernel.Kernel
 	bus *Bus
+	mcp *mcp.Servers
 
 	closeOnce sync.Once
 }
@@ -78,7 +83,13 @@ func New(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Session{ws: ws, reg: reg, k: k, bus: bus}, nil
+	s := &Session{ws: ws, reg: reg, k: k, bus: bus, mcp: mcp.NewServers(reg)}
+	for _, c := range opts.McpServers {
+		if _, err := s.mcp.Add(context.Background(), c); err != nil && !mcp.IsConnectError(err) {
+			return nil, fmt.Errorf("mcpServers: %w", err)
+		}
+	}
+	return s, nil
 }
 
 // Workspace returns the session's workspace.
