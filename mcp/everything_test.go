@@ -3,7 +3,6 @@ package mcp_test
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -153,7 +152,9 @@ func TestEverything(t *testing.T) {
 }
 
 func TestEverythingGoverned(t *testing.T) {
+	t0 := time.Now()
 	e := startEverything(t, "0")
+	t.Logf("server up in %v", time.Since(t0))
 	gov := kernel.Governance{Permission: kernel.PermissionPolicy{Deny: []string{"mcp__everything__echo"}, Allow: []string{"*"}}}
 	s := newSession(t, gov, mcp.Config{Name: "everything", URL: e.URL})
 	before := e.requests("POST")
@@ -170,12 +171,27 @@ func TestEverythingGoverned(t *testing.T) {
 		inv = append(inv, map[string]any{"tool": "mcp__everything__get-sum", "args": map[string]any{"a": i, "b": 1}})
 	}
 	res = call(t, s, "batch", map[string]any{"invocations": inv})
-	if res.ExitCode != 0 {
-		t.Fatalf("batch: %+v", res)
+	if res.ExitCode != 0 || res.Metadata["execution_mode"] != "parallel" {
+		t.Fatalf("batch of 8 get-sum: %+v", res.Metadata)
 	}
-	b, _ := json.Marshal(res.Metadata)
-	if !strings.Contains(string(b), `"parallel"`) && !strings.Contains(string(b), "parallel") {
-		t.Errorf("batch did not run in parallel: %s", b)
+	// 8 one-second operations in parallel end long before 8 s.
+	inv = inv[:0]
+	for range 8 {
+		inv = append(inv, map[string]any{"tool": "mcp__everything__trigger-long-running-operation", "args": map[string]any{"duration": 1, "steps": 1}})
+	}
+	start := time.Now()
+	res = call(t, s, "batch", map[string]any{"invocations": inv})
+	if res.ExitCode != 0 || res.Metadata["execution_mode"] != "parallel" {
+		t.Fatalf("batch of 8 long operations: %+v", res)
+	}
+	if d := time.Since(start); d > 6*time.Second {
+		t.Errorf("8 × 1 s operations took %v: not parallel", d)
+	}
+	// A tool without readOnlyHint+idempotentHint runs alone.
+	inv = []map[string]any{{"tool": "mcp__everything__toggle-simulated-logging", "args": map[string]any{}}, {"tool": "mcp__everything__toggle-simulated-logging", "args": map[string]any{}}}
+	res = call(t, s, "batch", map[string]any{"invocations": inv})
+	if res.Metadata["execution_mode"] != "serial" {
+		t.Errorf("a non-read-only tool ran in parallel: %+v", res.Metadata)
 	}
 }
 
