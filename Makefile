@@ -103,3 +103,11 @@ test-wasm-llm:
 test-npm: test-llm-sdk
 test-llm-sdk: $(NODE_DEPS)
 	node --test llm/llmtest/sdk.test.mjs
+
+# --- MCP client (mcp/; issue 15) ---
+# server-everything (pinned in package.json) on 127.0.0.1: natively in
+# test-go, under js/wasm through the npm package's Node entry here.
+.PHONY: test-npm-mcp
+test-npm: test-npm-mcp
+test-npm-mcp: build $(NODE_DEPS)
+	node --test --test-concurrency=1 mcp/test/*.test.mjs

@@ -18,6 +18,8 @@ export type ErrorCode =
   | 'ABORTED'
   | 'UNKNOWN_SESSION'
   | 'PANIC'
+  /** addMcp could not connect to the server or list its tools (it shows in mcpStatus()). */
+  | 'MCP_FAILED'
   | 'INTERNAL';
 
 /** Every rejection is a CodeWasmError (npm/src/errors.mjs). */
@@ -321,6 +323,30 @@ export interface SessionOptions {
   hooks?: Hook[];
   budgetGuard?: BudgetGuard;
   securityProvider?: SecurityProvider;
+  /** MCP servers connected at start; one that cannot be reached registers nothing and shows in mcpStatus(). */
+  mcpServers?: McpServer[];
+}
+
+/** An MCP server (Streamable HTTP). Go: mcp/servers.go Config */
+export interface McpServer {
+  /** [A-Za-z0-9-]+ without "__"; its tools become mcp__<name>__<tool>. */
+  name: string;
+  url: string;
+  /** Sent with every request (e.g. Authorization). */
+  headers?: Record<string, string>;
+  /** Bounds connecting and listing; default 30,000. */
+  timeoutMs?: number;
+}
+
+/** One MCP server as mcpStatus() shows it. Go: mcp/servers.go Status */
+export interface McpStatus {
+  name: string;
+  url: string;
+  state: 'connecting' | 'connected' | 'failed';
+  toolCount: number;
+  error?: string;
+  /** The tools left out and why (task support required, name over 64 characters, collision). */
+  warnings?: string[];
 }
 
 export interface ReadFileOptions extends CallOptions {
@@ -401,6 +427,16 @@ export interface Session {
   unregisterHook(id: string): boolean;
   /** Installs, or with null removes, the budget guard. */
   setBudgetGuard(guard: BudgetGuard | null): void;
+
+  /**
+   * Connects an MCP server and registers each tool as mcp__<name>__<tool>; every call goes through the
+   * kernel like any tool. Rejects MCP_FAILED when the server cannot be reached (nothing registered).
+   */
+  addMcp(server: McpServer, opts?: CallOptions): Promise<McpStatus>;
+  /** The MCP servers, sorted by name. */
+  mcpStatus(): McpStatus[];
+  /** Unregisters the server's tools and ends its MCP session (DELETE). */
+  removeMcp(name: string, opts?: CallOptions): Promise<void>;
 
   /** Cancels in-flight calls (they reject SESSION_CLOSED), ends event streams, releases the session. */
   close(): Promise<void>;

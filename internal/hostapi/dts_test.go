@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/a3s-lab/code-wasm/kernel"
+	"github.com/a3s-lab/code-wasm/mcp"
 )
 
 // dtsInterfaces parses npm/index.d.ts: interface name → field name →
@@ -95,6 +96,8 @@ func TestTypeScriptDeclarationsMirrorGo(t *testing.T) {
 		{"Hook", HookSpec{}, false},
 		{"BudgetGuard", BudgetSpec{}, false},
 		{"SecurityProvider", SecuritySpec{}, false},
+		{"McpServer", mcp.Config{}, false},
+		{"McpStatus", mcp.Status{}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.iface, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/a3s-lab/code-wasm/mcp"
 	"io"
 	"reflect"
 	"strings"
@@ -90,6 +91,8 @@ type Options struct {
 	Hooks               []HookSpec          `json:"hooks"`
 	BudgetGuard         *BudgetSpec         `json:"budgetGuard"`
 	SecurityProvider    *SecuritySpec       `json:"securityProvider"`
+	// McpServers connect at start (mcp.go).
+	McpServers []mcp.Config `json:"mcpServers"`
 }
 
 // Bounds of option values; the defaults are the kernel's.

@@ -122,6 +122,7 @@ function fnRequired(v, at, why) {
 const OPTION_KEYS = new Set([
   'workspace', 'toolTimeoutMs', 'permissionPolicy', 'confirmationPolicy',
   'confirmationHandler', 'hooks', 'budgetGuard', 'securityProvider',
+  'mcpServers',
 ]);
 
 const HOOK_EVENTS = ['pre_tool_use', 'post_tool_use'];

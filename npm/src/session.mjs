@@ -173,6 +173,14 @@ export class Session {
     return this.tool('program', args, opts);
   }
 
+  // MCP servers (mcp/, internal/hostapi/mcp.go).
+  async addMcp(server, opts) {
+    if (!isPlainObject(server)) throw badCall('addMcp: server must be an object {name, url, headers?, timeoutMs?}');
+    return this.#call('addMcp', toData(server, 'addMcp', badCall), opts);
+  }
+  mcpStatus() { return this.#sync('mcpStatus'); }
+  async removeMcp(name, opts) { await this.#call('removeMcp', { name: str(name, 'name', 'removeMcp') }, opts); }
+
   // Human in the loop.
   pendingConfirmations() { return this.#sync('pendingConfirmations'); }
   async confirmToolUse(toolId, approved, reason, opts) {
