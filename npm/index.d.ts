@@ -338,6 +338,21 @@ export interface McpServer {
   timeoutMs?: number;
 }
 
+/** A host tool (Session.registerTool). Go: tools/host.go NewHostTool */
+export interface HostTool {
+  /** 1–64 characters of [A-Za-z0-9_-]. */
+  name: string;
+  description?: string;
+  /** A JSON Schema of the arguments; default {type: 'object'}. */
+  parameters?: Record<string, unknown>;
+  /**
+   * Runs the tool with the validated arguments. invoke makes nested calls, always as plain nested calls
+   * under the full policy. Answers a string (the output) or {output, metadata?}.
+   */
+  handler: (args: any, ctx: { signal: AbortSignal; invoke: (name: string, args?: Record<string, unknown>) => Promise<ToolResult> }) =>
+    string | { output: string; metadata?: Record<string, unknown> } | Promise<string | { output: string; metadata?: Record<string, unknown> }>;
+}
+
 /** One MCP server as mcpStatus() shows it. Go: mcp/servers.go Status */
 export interface McpStatus {
   name: string;
@@ -437,6 +452,14 @@ export interface Session {
   mcpStatus(): McpStatus[];
   /** Unregisters the server's tools and ends its MCP session (DELETE). */
   removeMcp(name: string, opts?: CallOptions): Promise<void>;
+
+  /**
+   * Registers a host tool. The name must not shadow a built-in or start with mcp__; parameters must
+   * compile as a JSON Schema. A throw or rejection is exit 1 with its message. Throws INVALID_CALL.
+   */
+  registerTool(tool: HostTool): void;
+  /** Removes a host tool; false when there was none. */
+  unregisterTool(name: string): boolean;
 
   /** Cancels in-flight calls (they reject SESSION_CLOSED), ends event streams, releases the session. */
   close(): Promise<void>;

@@ -13,8 +13,8 @@ import (
 
 // HostToolHandler is a host tool's typed handler, in the style of the MCP
 // go-sdk's ToolHandlerFor[In, Out]: in is the validated arguments decoded
-// into In. A string Out is the output; any other Out is the output as JSON
-// and metadata "structured". call.Invoker makes nested calls, always as
+// into In. A string Out is the output, a *kernel.Result the result; any
+// other Out is the output as JSON and metadata "structured". call.Invoker makes nested calls, always as
 // plain nested calls under the full policy. An error is exit 1 with its
 // message.
 type HostToolHandler[In, Out any] func(ctx context.Context, call *kernel.Call, in In) (Out, error)
@@ -73,6 +73,10 @@ func (t *hostTool[In, Out]) Execute(ctx context.Context, call *kernel.Call) (*ke
 	out, err := t.h(ctx, call, in)
 	if err != nil {
 		return &kernel.Result{Name: t.name, Output: err.Error(), ExitCode: 1, ErrorKind: kernel.KindOf(err)}, nil
+	}
+	if r, ok := any(out).(*kernel.Result); ok {
+		r.Name = t.name
+		return r, nil
 	}
 	if s, ok := any(out).(string); ok {
 		return &kernel.Result{Name: t.name, Output: s}, nil

@@ -9,6 +9,7 @@
  * @property {Function | undefined} budget budgetGuard.checkBeforeTool
  * @property {Function | undefined} confirm confirmationHandler
  * @property {Function | undefined} sanitize securityProvider.sanitizeOutput
+ * @property {Map<string, Function>} [tools] host tool handler by name (registerTool)
  */
 
 // makeHost builds the session's host dispatcher (PROTOCOL.md §2). Every
@@ -49,6 +50,13 @@ export function makeHost(fns, hostKinds) {
           ? await Promise.all(payload.texts.map((t) => fns.sanitize(t, ctx)))
           : await fns.sanitize(payload.text, ctx);
         break;
+      case 'tool': {
+        // A host tool's handler (Session.registerTool wraps it).
+        const fn = fns.tools?.get(payload.name);
+        if (!fn) throw new Error(`no handler for host tool "${payload.name}"`);
+        v = await fn(payload, ctx);
+        break;
+      }
       default: {
         const fn = hostKinds[kind];
         if (typeof fn !== 'function') throw new Error(`no handler for host kind "${kind}"`);
