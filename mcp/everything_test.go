@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -155,7 +156,18 @@ func TestEverythingGoverned(t *testing.T) {
 	t0 := time.Now()
 	e := startEverything(t, "0")
 	t.Logf("server up in %v", time.Since(t0))
-	gov := kernel.Governance{Permission: kernel.PermissionPolicy{Deny: []string{"mcp__everything__echo"}, Allow: []string{"*"}}}
+	gov := kernel.Governance{Permission: kernel.PermissionPolicy{Deny: []string{"mcp__everything__echo"}, Allow: []string{"*"}},
+		// A pre-hook rewriting get-sum's b: a number is kept, a string
+		// must fail the server's draft-07 schema before any request.
+		Hooks: []kernel.Hook{{ID: "rewrite", Event: kernel.HookPreToolUse, Matcher: kernel.HookMatcher{Tool: "mcp__everything__get-sum"},
+			Handler: func(_ context.Context, req kernel.HookRequest) (kernel.HookResponse, error) {
+				var a map[string]any
+				json.Unmarshal(req.Args, &a)
+				if a["a"] == float64(-1) {
+					return kernel.HookResponse{Action: kernel.HookContinue, Modified: json.RawMessage(`{"a":1,"b":"two"}`)}, nil
+				}
+				return kernel.HookResponse{Action: kernel.HookContinue, Modified: json.RawMessage(`{"a":100,"b":1}`)}, nil
+			}}}}
 	s := newSession(t, gov, mcp.Config{Name: "everything", URL: e.URL})
 	before := e.requests("POST")
 	res, err := s.GovernedTool(context.Background(), "mcp__everything__echo", map[string]any{"message": "x"})
@@ -164,6 +176,15 @@ func TestEverythingGoverned(t *testing.T) {
 	}
 	if e.requests("POST") != before {
 		t.Errorf("a denied call reached the server: %d → %d POSTs", before, e.requests("POST"))
+	}
+	res = call(t, s, "mcp__everything__get-sum", map[string]any{"a": 1, "b": 2})
+	if res.ExitCode != 0 || !strings.Contains(res.Output, "101") {
+		t.Errorf("the rewritten get-sum: %+v", res)
+	}
+	before = e.requests("POST")
+	res = call(t, s, "mcp__everything__get-sum", map[string]any{"a": -1, "b": 2})
+	if res.ErrorKind == nil || res.ErrorKind.Type != kernel.ErrInvalidArgument || e.requests("POST") != before {
+		t.Errorf("a rewrite failing the schema: %+v (POSTs %d → %d)", res, before, e.requests("POST"))
 	}
 	// A batch of 8 echo calls runs them in parallel (read-only, idempotent).
 	var inv []map[string]any
