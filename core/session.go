@@ -11,6 +11,7 @@ import (
 
 	"github.com/a3s-lab/code-wasm/kernel"
 	"github.com/a3s-lab/code-wasm/llm"
+	"github.com/a3s-lab/code-wasm/mcp"
 	"github.com/a3s-lab/code-wasm/ptc"
 	"github.com/a3s-lab/code-wasm/tools"
 	"github.com/a3s-lab/code-wasm/workspace"
@@ -51,6 +52,9 @@ type Options struct {
 	// MaxToolRounds bounds the agent loop's tool rounds; 0 means
 	// agent.DefaultMaxToolRounds.
 	MaxToolRounds int
+	// McpServers are connected at start (see AddMcp); one that cannot be
+	// reached registers nothing and shows in McpStatus with its error.
+	McpServers []mcp.Config
 }
 
 // Session is the portable type users hold: a workspace, its tool surface,
@@ -65,6 +69,8 @@ type Session struct {
 	// opened is the driver New opened (Options.Directory), closed with
 	// the session.
 	opened io.Closer
+	// mcp holds the session's MCP servers (mcp.go).
+	mcp *mcp.Servers
 
 	closeOnce sync.Once
 }
@@ -112,7 +118,13 @@ func New(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Session{ws: ws, reg: reg, k: k, bus: bus, agents: newAgents(opts, k, bus)}, nil
+	s := &Session{ws: ws, reg: reg, k: k, bus: bus, agents: newAgents(opts, k, bus), mcp: mcp.NewServers(reg)}
+	for _, c := range opts.McpServers {
+		if _, err := s.mcp.Add(context.Background(), c); err != nil && !mcp.IsConnectError(err) {
+			return nil, fmt.Errorf("mcpServers: %w", err)
+		}
+	}
+	return s, nil
 }
 
 // Workspace returns the session's workspace.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/a3s-lab/code-wasm/mcp"
 	"io"
 	"reflect"
 	"strings"
@@ -99,6 +100,8 @@ type Options struct {
 	LLM           *LLMOptions `json:"llm"`
 	SystemPrompt  string      `json:"systemPrompt"`
 	MaxToolRounds *int        `json:"maxToolRounds"`
+	// McpServers connect at start (mcp.go).
+	McpServers []mcp.Config `json:"mcpServers"`
 }
 
 // Bounds of option values; the defaults are the kernel's.

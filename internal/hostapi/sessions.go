@@ -48,6 +48,7 @@ func (t *Sessions) Create(ctx context.Context, raw []byte, host Host, env Env) (
 	// The program tool runs on the host's JS engine through the PTC kinds of
 	// the dispatcher (PROTOCOL.md "PTC"); no host, no engine.
 	opts := core.Options{Workspace: ws, Governance: gov.kernel(), ProgramEngine: ptc.NewHostEngine(host)}
+	opts.McpServers = o.McpServers
 	// A host without a script engine (Cloudflare Workers) lists no program
 	// tool rather than one that always fails: the surface is what works.
 	opts.NoProgram = !env.hasScriptEngine()

@@ -124,6 +124,7 @@ const OPTION_KEYS = new Set([
   'confirmationHandler', 'hooks', 'budgetGuard', 'securityProvider',
   // The agent loop.
   'llm', 'systemPrompt', 'maxToolRounds',
+  'mcpServers',
 ]);
 
 const HOOK_EVENTS = ['pre_tool_use', 'post_tool_use'];
