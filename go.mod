@@ -1,6 +1,6 @@
 module github.com/a3s-lab/code-wasm
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/bmatcuk/doublestar/v4 v4.10.4
@@ -10,11 +10,12 @@ require (
 	github.com/sourcegraph/conc v0.3.0
 	github.com/tetratelabs/wazero v1.9.0
 	go.uber.org/goleak v1.3.0
-	golang.org/x/text v0.14.0
+	golang.org/x/text v0.43.0
 )
 
 require (
 	github.com/stretchr/testify v1.12.1 // indirect
 	go.uber.org/atomic v1.7.0 // indirect
 	go.uber.org/multierr v1.9.0 // indirect
+	golang.org/x/net v0.62.0 // indirect
 )
