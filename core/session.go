@@ -31,6 +31,9 @@ type Options struct {
 	// NoProgram leaves the program tool out, for a host with no script
 	// engine (Cloudflare Workers): it is not listed rather than failing.
 	NoProgram bool
+	// WebFetch is the web_fetch tool (tools.NewWebFetch); nil leaves it
+	// out.
+	WebFetch *tools.WebFetch
 }
 
 // Session is the portable type users hold: a workspace, its tool surface,
@@ -65,6 +68,11 @@ func New(opts Options) (*Session, error) {
 	}
 	if !opts.NoProgram {
 		if err := registerProgram(reg, ws, opts.ProgramEngine); err != nil {
+			return nil, err
+		}
+	}
+	if opts.WebFetch != nil {
+		if err := reg.RegisterBuiltin(opts.WebFetch); err != nil {
 			return nil, err
 		}
 	}

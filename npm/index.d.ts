@@ -321,6 +321,13 @@ export interface SessionOptions {
   hooks?: Hook[];
   budgetGuard?: BudgetGuard;
   securityProvider?: SecurityProvider;
+  webFetch?: WebFetchOptions;
+}
+
+/** createSession({ webFetch }): web_fetch reaches public addresses only, except these exact origins. */
+export interface WebFetchOptions {
+  /** Exact origins such as 'http://127.0.0.1:8787' (scheme://host[:port]). */
+  allowOrigins?: string[];
 }
 
 export interface ReadFileOptions extends CallOptions {

@@ -95,6 +95,7 @@ func TestTypeScriptDeclarationsMirrorGo(t *testing.T) {
 		{"Hook", HookSpec{}, false},
 		{"BudgetGuard", BudgetSpec{}, false},
 		{"SecurityProvider", SecuritySpec{}, false},
+		{"WebFetchOptions", WebFetchSpec{}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.iface, func(t *testing.T) {

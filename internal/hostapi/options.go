@@ -90,6 +90,13 @@ type Options struct {
 	Hooks               []HookSpec          `json:"hooks"`
 	BudgetGuard         *BudgetSpec         `json:"budgetGuard"`
 	SecurityProvider    *SecuritySpec       `json:"securityProvider"`
+	WebFetch            *WebFetchSpec       `json:"webFetch"`
+}
+
+// WebFetchSpec is options.webFetch: AllowOrigins are exact origins
+// ("http://127.0.0.1:8787") web_fetch may reach though they are not public.
+type WebFetchSpec struct {
+	AllowOrigins []string `json:"allowOrigins"`
 }
 
 // Bounds of option values; the defaults are the kernel's.
