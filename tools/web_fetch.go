@@ -148,6 +148,16 @@ func (w *WebFetch) Execute(ctx context.Context, call *kernel.Call) (*kernel.Resu
 	bi := byteAt(text, lo)
 	chunk := text[bi:]
 	chunk = chunk[:byteAt(chunk, applied)]
+	// A window of multi-byte characters may exceed what the kernel passes
+	// whole; it ends earlier instead, and next_offset continues from there.
+	byteCut := len(chunk) > kernel.MaxOutputBytes
+	if byteCut {
+		end := kernel.MaxOutputBytes
+		for end > 0 && !utf8.RuneStart(chunk[end]) {
+			end--
+		}
+		chunk = chunk[:end]
+	}
 	returned := utf8.RuneCountInString(chunk)
 	eof := lo+returned >= total
 	rng := map[string]any{"offset": offset, "requested_max_chars": requested, "applied_max_chars": applied,
@@ -160,7 +170,7 @@ func (w *WebFetch) Execute(ctx context.Context, call *kernel.Call) (*kernel.Resu
 		anchors = append(anchors, fa)
 	}
 	meta := map[string]any{"url": anchor(start), "final_url": anchor(final), "content_type": ctype, "format": format,
-		"bytes": len(page), "download_truncated": cut, "range": rng, "source_anchors": anchors, "trust": "external"}
+		"bytes": len(page), "download_truncated": cut, "window_cut_at_bytes": byteCut, "range": rng, "source_anchors": anchors, "trust": "external"}
 	return kernel.OK(chunk, meta), nil
 }
 

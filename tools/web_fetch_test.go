@@ -113,6 +113,9 @@ func TestWebFetchMarkdownAndContinuation(t *testing.T) {
 		}
 		off = rg["next_offset"].(int)
 	}
+	if r, _ := webFetch(t, allow, map[string]any{"url": s.URL, "max_chars": 100000}); len(r.Output) > kernel.MaxOutputBytes || r.Metadata["window_cut_at_bytes"] != true {
+		t.Errorf("a window of %d bytes passes the kernel's output limit", len(r.Output))
+	}
 	if parts.String() != full.String() || len([]rune(full.String())) != total {
 		t.Fatalf("windows of 20000 (%d calls) do not reassemble the page of %d chars", calls, total)
 	}

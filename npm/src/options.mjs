@@ -122,6 +122,8 @@ function fnRequired(v, at, why) {
 const OPTION_KEYS = new Set([
   'workspace', 'toolTimeoutMs', 'permissionPolicy', 'confirmationPolicy',
   'confirmationHandler', 'hooks', 'budgetGuard', 'securityProvider',
+  // h-webtools
+  'webFetch',
 ]);
 
 const HOOK_EVENTS = ['pre_tool_use', 'post_tool_use'];
