@@ -58,7 +58,7 @@ func (c *conv) text(s string) {
 		b.WriteString(s)
 		return
 	}
-	s = ws.ReplaceAllString(s, " ")
+	s = collapse(s)
 	if s == " " || strings.HasPrefix(s, " ") {
 		cur := b.String()
 		if cur == "" || strings.HasSuffix(cur, " ") || strings.HasSuffix(cur, "\n") {
@@ -72,11 +72,49 @@ func (c *conv) text(s string) {
 }
 
 var (
-	ws       = regexp.MustCompile(`[ \t\r\n\f]+`)
-	blanks   = regexp.MustCompile(`\n{3,}`)
-	trail    = regexp.MustCompile(`[ \t]+\n`)
 	mdEscape = strings.NewReplacer("*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`)
 )
+
+// collapse turns each run of HTML whitespace into one space.
+func collapse(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\r', '\n', '\f':
+			if !space {
+				b.WriteByte(' ')
+			}
+			space = true
+		default:
+			b.WriteByte(s[i])
+			space = false
+		}
+	}
+	return b.String()
+}
+
+// tidy drops trailing blanks of lines, keeps at most one empty line in a
+// row, and ends the text with one newline.
+func tidy(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	empty := 0
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		l = strings.TrimRight(l, " \t")
+		if l == "" {
+			if empty++; empty > 1 {
+				continue
+			}
+		} else {
+			empty = 0
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
 
 // block ends the current line with a blank line.
 func (c *conv) block() { c.w().WriteString("\n\n") }
@@ -142,15 +180,13 @@ func Convert(page []byte, md, bodyOnly bool) string {
 	}
 	s := c.out[0].String()
 	if !bodyOnly && strings.TrimSpace(c.title) != "" {
-		h := strings.TrimSpace(ws.ReplaceAllString(c.title, " "))
+		h := strings.TrimSpace(collapse(c.title))
 		if md {
 			h = "# " + h
 		}
 		s = h + "\n\n" + s
 	}
-	s = trail.ReplaceAllString(s, "\n")
-	s = blanks.ReplaceAllString(s, "\n\n")
-	return strings.TrimSpace(s) + "\n"
+	return tidy(s)
 }
 
 // captures: what each pushed builder is for.
@@ -283,7 +319,7 @@ func (c *conv) close(name string) {
 		}
 	case name == "td" || name == "th":
 		if len(c.out) > 1 {
-			cell := strings.TrimSpace(ws.ReplaceAllString(c.pop(), " "))
+			cell := strings.TrimSpace(collapse(c.pop()))
 			if c.md {
 				cell = strings.ReplaceAll(cell, "|", `\|`)
 			}
