@@ -55,6 +55,9 @@ type Options struct {
 	// McpServers are connected at start (see AddMcp); one that cannot be
 	// reached registers nothing and shows in McpStatus with its error.
 	McpServers []mcp.Config
+	// WebFetch is the web_fetch tool (tools.NewWebFetch); nil leaves it
+	// out.
+	WebFetch *tools.WebFetch
 }
 
 // Session is the portable type users hold: a workspace, its tool surface,
@@ -99,6 +102,11 @@ func New(opts Options) (*Session, error) {
 	}
 	if !opts.NoProgram {
 		if err := registerProgram(reg, ws, opts.ProgramEngine); err != nil {
+			return nil, err
+		}
+	}
+	if opts.WebFetch != nil {
+		if err := reg.RegisterBuiltin(opts.WebFetch); err != nil {
 			return nil, err
 		}
 	}

@@ -457,6 +457,8 @@ export interface SessionOptions {
   maxToolRounds?: number;
   /** MCP servers connected at start; one that cannot be reached registers nothing and shows in mcpStatus(). */
   mcpServers?: McpServer[];
+  /** web_fetch's reach: public addresses only, except allowOrigins. */
+  webFetch?: WebFetchOptions;
 }
 
 /** An MCP server (Streamable HTTP). Go: mcp/servers.go Config */
@@ -494,6 +496,12 @@ export interface McpStatus {
   error?: string;
   /** The tools left out and why (task support required, name over 64 characters, collision). */
   warnings?: string[];
+}
+
+/** createSession({ webFetch }): web_fetch reaches public addresses only, except these exact origins. */
+export interface WebFetchOptions {
+  /** Exact origins such as 'http://127.0.0.1:8787' (scheme://host[:port]). */
+  allowOrigins?: string[];
 }
 
 export interface ReadFileOptions extends CallOptions {

@@ -118,6 +118,7 @@ func TestTypeScriptDeclarationsMirrorGo(t *testing.T) {
 		{"LlmRequest", llm.Request{}, true},
 		{"McpServer", mcp.Config{}, false},
 		{"McpStatus", mcp.Status{}, true},
+		{"WebFetchOptions", WebFetchSpec{}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.iface, func(t *testing.T) {

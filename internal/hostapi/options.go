@@ -101,7 +101,14 @@ type Options struct {
 	SystemPrompt  string      `json:"systemPrompt"`
 	MaxToolRounds *int        `json:"maxToolRounds"`
 	// McpServers connect at start (mcp.go).
-	McpServers []mcp.Config `json:"mcpServers"`
+	McpServers []mcp.Config  `json:"mcpServers"`
+	WebFetch   *WebFetchSpec `json:"webFetch"`
+}
+
+// WebFetchSpec is options.webFetch: AllowOrigins are exact origins
+// ("http://127.0.0.1:8787") web_fetch may reach though they are not public.
+type WebFetchSpec struct {
+	AllowOrigins []string `json:"allowOrigins"`
 }
 
 // Bounds of option values; the defaults are the kernel's.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/a3s-lab/code-wasm/core"
 	"github.com/a3s-lab/code-wasm/ptc"
+	"github.com/a3s-lab/code-wasm/tools"
 	"github.com/a3s-lab/code-wasm/workspace"
 	"github.com/a3s-lab/code-wasm/workspace/memfs"
 )
@@ -52,6 +53,15 @@ func (t *Sessions) Create(ctx context.Context, raw []byte, host Host, env Env) (
 	// A host without a script engine (Cloudflare Workers) lists no program
 	// tool rather than one that always fails: the surface is what works.
 	opts.NoProgram = !env.hasScriptEngine()
+	// web_fetch: every host of the package has fetch.
+	var allow []string
+	if o.WebFetch != nil {
+		allow = o.WebFetch.AllowOrigins
+	}
+	if opts.WebFetch, err = tools.NewWebFetch(allow); err != nil {
+		closeDriver(ws)
+		return 0, errf(CodeInvalidOptions, "createSession: options.%v", err)
+	}
 	if err := o.agentOptions(host, &opts); err != nil {
 		closeDriver(ws)
 		return 0, errf(CodeInvalidOptions, "createSession: options.%v", err)

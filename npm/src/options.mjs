@@ -125,6 +125,8 @@ const OPTION_KEYS = new Set([
   // The agent loop.
   'llm', 'systemPrompt', 'maxToolRounds',
   'mcpServers',
+  // h-webtools
+  'webFetch',
 ]);
 
 const HOOK_EVENTS = ['pre_tool_use', 'post_tool_use'];
