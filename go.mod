@@ -15,3 +15,5 @@ require (
 )
 
 require github.com/stretchr/testify v1.12.1 // indirect
+
+replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
