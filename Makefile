@@ -115,3 +115,11 @@ LLM_WASM_TEST_PKGS += ./agent/
 test-wasm: test-wasm-genobj
 test-wasm-genobj:
 	$(GO) run ./llm/llmtest/cmd/llmtestserver -- env PATH="$(GOROOT)/lib/wasm:$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 -run GenerateObject ./tools/
+
+# --- MCP client (mcp/; issue 15) ---
+# server-everything (pinned in package.json) on 127.0.0.1: natively in
+# test-go, under js/wasm through the npm package's Node entry here.
+.PHONY: test-npm-mcp
+test-npm: test-npm-mcp
+test-npm-mcp: build $(NODE_DEPS)
+	node --test --test-concurrency=1 mcp/test/*.test.mjs

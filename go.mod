@@ -1,6 +1,6 @@
 module github.com/a3s-lab/code-wasm
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/bmatcuk/doublestar/v4 v4.10.4
@@ -9,7 +9,11 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/tetratelabs/wazero v1.9.0
 	go.uber.org/goleak v1.3.0
-	golang.org/x/text v0.14.0
+	golang.org/x/net v0.62.0
+	golang.org/x/text v0.43.0
+	golang.org/x/tools v0.51.0
 )
 
 require github.com/stretchr/testify v1.12.1 // indirect
+
+replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema

@@ -11,6 +11,7 @@ import (
 
 	"github.com/a3s-lab/code-wasm/kernel"
 	"github.com/a3s-lab/code-wasm/llm"
+	"github.com/a3s-lab/code-wasm/mcp"
 	"github.com/a3s-lab/code-wasm/ptc"
 	"github.com/a3s-lab/code-wasm/tools"
 	"github.com/a3s-lab/code-wasm/workspace"
@@ -51,6 +52,12 @@ type Options struct {
 	// MaxToolRounds bounds the agent loop's tool rounds; 0 means
 	// agent.DefaultMaxToolRounds.
 	MaxToolRounds int
+	// McpServers are connected at start (see AddMcp); one that cannot be
+	// reached registers nothing and shows in McpStatus with its error.
+	McpServers []mcp.Config
+	// WebFetch is the web_fetch tool (tools.NewWebFetch); nil leaves it
+	// out.
+	WebFetch *tools.WebFetch
 }
 
 // Session is the portable type users hold: a workspace, its tool surface,
@@ -65,6 +72,8 @@ type Session struct {
 	// opened is the driver New opened (Options.Directory), closed with
 	// the session.
 	opened io.Closer
+	// mcp holds the session's MCP servers (mcp.go).
+	mcp *mcp.Servers
 
 	closeOnce sync.Once
 }
@@ -96,6 +105,11 @@ func New(opts Options) (*Session, error) {
 			return nil, err
 		}
 	}
+	if opts.WebFetch != nil {
+		if err := reg.RegisterBuiltin(opts.WebFetch); err != nil {
+			return nil, err
+		}
+	}
 	// The LLM tools exist only with a model (API.md).
 	if opts.LLM != nil {
 		if err := reg.RegisterBuiltin(tools.NewGenerateObject(opts.LLM)); err != nil {
@@ -112,7 +126,13 @@ func New(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Session{ws: ws, reg: reg, k: k, bus: bus, agents: newAgents(opts, k, bus)}, nil
+	s := &Session{ws: ws, reg: reg, k: k, bus: bus, agents: newAgents(opts, k, bus), mcp: mcp.NewServers(reg)}
+	for _, c := range opts.McpServers {
+		if _, err := s.mcp.Add(context.Background(), c); err != nil && !mcp.IsConnectError(err) {
+			return nil, fmt.Errorf("mcpServers: %w", err)
+		}
+	}
+	return s, nil
 }
 
 // Workspace returns the session's workspace.

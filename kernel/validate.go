@@ -190,3 +190,10 @@ func capText(s string, n int) string {
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 func jsonUnmarshal(b []byte) (any, error) { return jsonschema.UnmarshalJSON(bytes.NewReader(b)) }
+
+// CheckSchema reports whether schema compiles as a tool schema (draft
+// 2020-12 unless its $schema names another draft; no remote $ref).
+func CheckSchema(schema json.RawMessage) error {
+	_, err := newSchemaCache().get(schema)
+	return err
+}

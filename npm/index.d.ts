@@ -18,6 +18,8 @@ export type ErrorCode =
   | 'ABORTED'
   | 'UNKNOWN_SESSION'
   | 'PANIC'
+  /** addMcp could not connect to the server or list its tools (it shows in mcpStatus()). */
+  | 'MCP_FAILED'
   | 'INTERNAL'
   /** send/stream on a session created without the llm option. */
   | 'NO_LLM'
@@ -453,6 +455,53 @@ export interface SessionOptions {
   systemPrompt?: string;
   /** The agent loop's tool rounds before it stops (1–10000); default 50. */
   maxToolRounds?: number;
+  /** MCP servers connected at start; one that cannot be reached registers nothing and shows in mcpStatus(). */
+  mcpServers?: McpServer[];
+  /** web_fetch's reach: public addresses only, except allowOrigins. */
+  webFetch?: WebFetchOptions;
+}
+
+/** An MCP server (Streamable HTTP). Go: mcp/servers.go Config */
+export interface McpServer {
+  /** [A-Za-z0-9-]+ without "__"; its tools become mcp__<name>__<tool>. */
+  name: string;
+  url: string;
+  /** Sent with every request (e.g. Authorization). */
+  headers?: Record<string, string>;
+  /** Bounds connecting and listing; default 30,000. */
+  timeoutMs?: number;
+}
+
+/** A host tool (Session.registerTool). Go: tools/host.go NewHostTool */
+export interface HostTool {
+  /** 1–64 characters of [A-Za-z0-9_-]. */
+  name: string;
+  description?: string;
+  /** A JSON Schema of the arguments; default {type: 'object'}. */
+  parameters?: Record<string, unknown>;
+  /**
+   * Runs the tool with the validated arguments. invoke makes nested calls, always as plain nested calls
+   * under the full policy. Answers a string (the output) or {output, metadata?}.
+   */
+  handler: (args: any, ctx: { signal: AbortSignal; invoke: (name: string, args?: Record<string, unknown>) => Promise<ToolResult> }) =>
+    string | { output: string; metadata?: Record<string, unknown> } | Promise<string | { output: string; metadata?: Record<string, unknown> }>;
+}
+
+/** One MCP server as mcpStatus() shows it. Go: mcp/servers.go Status */
+export interface McpStatus {
+  name: string;
+  url: string;
+  state: 'connecting' | 'connected' | 'failed';
+  toolCount: number;
+  error?: string;
+  /** The tools left out and why (task support required, name over 64 characters, collision). */
+  warnings?: string[];
+}
+
+/** createSession({ webFetch }): web_fetch reaches public addresses only, except these exact origins. */
+export interface WebFetchOptions {
+  /** Exact origins such as 'http://127.0.0.1:8787' (scheme://host[:port]). */
+  allowOrigins?: string[];
 }
 
 export interface ReadFileOptions extends CallOptions {
@@ -666,6 +715,24 @@ export interface Session {
   unregisterHook(id: string): boolean;
   /** Installs, or with null removes, the budget guard. */
   setBudgetGuard(guard: BudgetGuard | null): void;
+
+  /**
+   * Connects an MCP server and registers each tool as mcp__<name>__<tool>; every call goes through the
+   * kernel like any tool. Rejects MCP_FAILED when the server cannot be reached (nothing registered).
+   */
+  addMcp(server: McpServer, opts?: CallOptions): Promise<McpStatus>;
+  /** The MCP servers, sorted by name. */
+  mcpStatus(): McpStatus[];
+  /** Unregisters the server's tools and ends its MCP session (DELETE). */
+  removeMcp(name: string, opts?: CallOptions): Promise<void>;
+
+  /**
+   * Registers a host tool. The name must not shadow a built-in or start with mcp__; parameters must
+   * compile as a JSON Schema. A throw or rejection is exit 1 with its message. Throws INVALID_CALL.
+   */
+  registerTool(tool: HostTool): void;
+  /** Removes a host tool; false when there was none. */
+  unregisterTool(name: string): boolean;
 
   /** Cancels in-flight calls (they reject SESSION_CLOSED), ends event streams, releases the session. */
   close(): Promise<void>;

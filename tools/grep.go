@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/a3s-lab/code-wasm/kernel"
 	"github.com/a3s-lab/code-wasm/tools/internal/globmatch"
@@ -34,7 +36,7 @@ func (*Grep) Description() string {
 		"path limits the search to a directory or one file (default: the whole workspace). glob filters files: a glob without '/' (e.g. `*.go`, `*.{ts,tsx}`) " +
 		"matches the file's base name, a glob with '/' (e.g. `src/**/*.go`) matches the path relative to path. Binary files (a NUL byte in the first 8 KiB) are skipped. " +
 		"-i ignores case; context adds lines before and after each match (content mode). output_mode picks the smallest useful answer: " +
-		"content (default; matching lines as path:line:text, capped at 100 KiB), files_with_matches (paths, sorted, paginated with limit/cursor), " +
+		"content (default; matching lines as path:line:text, capped at 100 KiB; a line over 2000 characters is cut, each cut end marked [… N characters cut], around its first match when that lies past the cut), files_with_matches (paths, sorted, paginated with limit/cursor), " +
 		"count (path: K matching line(s), paginated), summary (totals only). Prefer files_with_matches, count or summary to survey, then read the files. " +
 		"Patterns compiling to over 10000 regexp instructions (long counted repeats such as [a-z]{1,1000} several times) are refused."
 }
@@ -186,7 +188,7 @@ func (g *Grep) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 	case "summary":
 		return kernel.OK(fmt.Sprintf("%d matching line(s) in %d file(s)", lines, len(matched)), meta), nil
 	case "content":
-		return g.renderContent(matched, ctxLines, lines, meta), nil
+		return g.renderContent(ctx, m, matched, ctxLines, lines, meta)
 	}
 	// Paginated modes: lexical path order.
 	slices.SortFunc(matched, func(x, y *grepFile) int { return strings.Compare(x.path, y.path) })
@@ -352,7 +354,9 @@ func (g *Grep) scanAll(ctx context.Context, paths []string, m *linematch.Matcher
 	return results
 }
 
-func (g *Grep) renderContent(matched []*grepFile, ctxLines, total int, meta map[string]any) *kernel.Result {
+func (g *Grep) renderContent(ctx context.Context, m *linematch.Matcher, matched []*grepFile, ctxLines, total int, meta map[string]any) (*kernel.Result, error) {
+	w := work.New(ctx)
+	cutLines := 0
 	var b strings.Builder
 	budget := maxOutputSize - 512
 	shown, cut := 0, false
@@ -368,9 +372,12 @@ func (g *Grep) renderContent(matched []*grepFile, ctxLines, total int, meta map[
 		// Context lines are found by walking from each match, so a file is
 		// never split into lines as a whole.
 		data := r.data
-		text := func(ls, le int) string {
-			t, _ := cutLine(strings.TrimSuffix(string(data[ls:le]), "\r"))
-			return t
+		text := func(ls, le int, match bool) (string, error) {
+			t, cut, err := longLine(m, w, bytes.TrimSuffix(data[ls:le], []byte("\r")), match)
+			if cut {
+				cutLines++
+			}
+			return t, err
 		}
 		isMatch := func(i int) bool {
 			_, ok := slices.BinarySearchFunc(r.spans, i, func(s span, i int) int { return s.idx - i })
@@ -378,10 +385,13 @@ func (g *Grep) renderContent(matched []*grepFile, ctxLines, total int, meta map[
 		}
 		name := workspace.Display(r.path)
 		last, lastEnd := -1, -1 // last line printed in this file and its end
+		var err error
 		for _, m := range r.spans {
 			var seg strings.Builder
 			line := func(sep string, i, ls, le int) {
-				fmt.Fprintf(&seg, "%s%s%d%s%s\n", name, sep, i+1, sep, text(ls, le))
+				t, terr := text(ls, le, sep == ":")
+				err = cmp.Or(err, terr)
+				fmt.Fprintf(&seg, "%s%s%d%s%s\n", name, sep, i+1, sep, t)
 			}
 			if m.idx > last {
 				from := max(m.idx-ctxLines, last+1)
@@ -413,6 +423,9 @@ func (g *Grep) renderContent(matched []*grepFile, ctxLines, total int, meta map[
 				line(sep, last+1, st, e)
 				last, lastEnd = last+1, e
 			}
+			if err != nil {
+				return nil, err
+			}
 			if b.Len()+seg.Len() > budget {
 				cut = true
 				break
@@ -429,8 +442,54 @@ func (g *Grep) renderContent(matched []*grepFile, ctxLines, total int, meta map[
 	} else {
 		fmt.Fprintf(&b, "\n%d match(es) in %d file(s)\n", total, len(matched))
 	}
+	if cutLines > 0 {
+		fmt.Fprintf(&b, "(%d line(s) longer than %d characters were cut, each marked [… N characters cut]; a matching line shows the %d characters around its first match.)\n", cutLines, maxLineLength, maxLineLength)
+	}
 	meta["source_anchors"] = anchors
 	meta["output_truncated"] = cut
 	meta["shown_matches"] = shown
-	return kernel.OK(b.String(), meta)
+	meta["cut_lines"] = cutLines
+	return kernel.OK(b.String(), meta), nil
+}
+
+// longLine renders a line of content mode: as it is up to maxLineLength
+// characters; longer, cut to that many with a marker for each cut end. A
+// matching line whose first match ends past the cut shows the characters
+// around that match instead of its start (from 100 characters before
+// it), so the line shown holds the match. Finding the match runs the
+// regexp once more over the line, paced by w.
+func longLine(m *linematch.Matcher, w *work.Meter, line []byte, match bool) (string, bool, error) {
+	if len(line) <= maxLineLength || utf8.RuneCount(line) <= maxLineLength {
+		return string(line), false, nil
+	}
+	from := 0 // byte offset of the first rune shown
+	if match {
+		loc, err := m.FirstMatch(w, line)
+		if err != nil {
+			return "", false, err
+		}
+		if loc != nil && utf8.RuneCount(line[:loc[1]]) > maxLineLength {
+			from = runeOffset(line, max(0, utf8.RuneCount(line[:loc[0]])-100))
+		}
+	}
+	to := from + runeOffset(line[from:], maxLineLength)
+	var b strings.Builder
+	if from > 0 {
+		fmt.Fprintf(&b, "[… %d characters cut] ", utf8.RuneCount(line[:from]))
+	}
+	b.Write(line[from:to])
+	if to < len(line) {
+		fmt.Fprintf(&b, " [… %d characters cut]", utf8.RuneCount(line[to:]))
+	}
+	return b.String(), true, nil
+}
+
+// runeOffset is the byte offset of the n-th rune of b, or len(b).
+func runeOffset(b []byte, n int) int {
+	i := 0
+	for ; n > 0 && i < len(b); n-- {
+		_, w := utf8.DecodeRune(b[i:])
+		i += w
+	}
+	return i
 }

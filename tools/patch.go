@@ -19,8 +19,10 @@ func (*Patch) Description() string {
 		"Lines before the first `@@ -a,b +c,d @@` header (such as ---/+++) are ignored; after it, every line must be a hunk header, " +
 		"a body line starting with ' ' (context), '-' (remove) or '+' (add), or `\\ No newline at end of file`. " +
 		"Hunks apply top to bottom; context and removed lines must match the file exactly (no fuzz, no offset search) and the " +
-		"declared line counts must equal the body. Use @@ -0,0 +1,N @@ to fill an empty file. The file's line ending (LF or CRLF) " +
-		"and its final newline are kept; files with mixed or CR-only line endings are refused. If a hunk does not match, re-read the " +
+		"declared line counts must equal the body. A hunk with context before its changes but none after must end at the end of the file " +
+		"(as in git apply). Use @@ -0,0 +1,N @@ to fill an empty file. One file per call: a diff of several files is refused. " +
+		"Lines apply byte for byte, line endings included, as git apply does; a diff without any CR on a file whose lines all end in " +
+		"CRLF is read as CRLF lines (read shows lines without their CR). If a hunk does not match, re-read the " +
 		"file and rebuild the diff, or use edit for small exact-string changes."
 }
 func (*Patch) Parameters() json.RawMessage {
@@ -74,5 +76,10 @@ func (p *Patch) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result,
 	}
 	meta := map[string]any{"file_path": name, "hunks": hunks, "before_bytes": len(before), "after_bytes": len(after)}
 	changeMeta(meta, name, before, after, true)
-	return kernel.OK(fmt.Sprintf("Applied %d hunk(s) to %s", hunks, workspace.Display(name)), meta), nil
+	out := fmt.Sprintf("Applied %d hunk(s) to %s", hunks, workspace.Display(name))
+	if udiff.CRLFTranslated(before, *a.Diff) {
+		meta["crlf_translated"] = true
+		out += " (the diff's lines had no CR; they were applied as the file's CRLF lines)"
+	}
+	return kernel.OK(out, meta), nil
 }

@@ -49,8 +49,12 @@ func TestPatch(t *testing.T) {
 		{name: "missing no-newline marker", file: "nonl", diff: "@@ -2 +2 @@\n-b\n+B\n", errHas: "no final newline"},
 		{name: "spurious no-newline marker", file: "f.txt", diff: "@@ -5 +5 @@\n-e\n\\ No newline at end of file\n+E\n", errHas: "ends with a newline"},
 		{name: "marker in the middle of the result", file: "f.txt", diff: "@@ -1 +1 @@\n-a\n+A\n\\ No newline at end of file\n", errHas: "would not be the last line"},
-		{name: "mixed endings refused", file: "mixed", diff: "@@ -1 +1 @@\n-a\n+A\n", errHas: "mixes LF and CRLF"},
-		{name: "CR-only refused", file: "cronly", diff: "@@ -1 +1 @@\n-a\n+A\n", errHas: "CR-only"},
+		{name: "mixed endings kept", file: "mixed", diff: "@@ -1,2 +1,2 @@\n-a\n+A\n b\r\n", want: "A\nb\r\nc\n", hunks: 1},
+		{name: "LF diff on a mixed file names the ending", file: "mixed", diff: "@@ -1,2 +1,2 @@\n-a\n+A\n b\n", errHas: "only in its line ending"},
+		{name: "CR-only file is one line", file: "cronly", diff: "@@ -1 +1 @@\n-a\n+A\n", errHas: "does not match the file at line 1"},
+		{name: "append at the end", file: "f.txt", diff: "@@ -3,3 +3,4 @@\n c\n d\n e\n+f\n", want: "a\nb\nc\nd\ne\nf\n", hunks: 1},
+		{name: "append not at the end", file: "f.txt", diff: "@@ -2,2 +2,3 @@\n b\n c\n+x\n", errHas: "must end at the end of the file"},
+		{name: "two files", file: "f.txt", diff: "--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-a\n+A\n--- a/g.txt\n+++ b/g.txt\n@@ -1 +1 @@\n-x\n+X\n", errHas: "patch changes one file per call"},
 		{name: "zero start with count", file: "f.txt", diff: "@@ -0,1 +0,1 @@\n-a\n+A\n", errHas: "start 0"},
 	}
 	for _, c := range cases {
@@ -73,7 +77,7 @@ func TestPatch(t *testing.T) {
 			if got, _ := fileContent(t, ws, c.file); got != c.want {
 				t.Fatalf("got %q want %q", got, c.want)
 			}
-			if res.Output != fmt.Sprintf("Applied %d hunk(s) to %s", c.hunks, c.file) {
+			if !strings.HasPrefix(res.Output, fmt.Sprintf("Applied %d hunk(s) to %s", c.hunks, c.file)) {
 				t.Fatalf("output %q", res.Output)
 			}
 			if res.Metadata["before"] != base[c.file] || res.Metadata["after"] != c.want {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/netip"
 	"strings"
 )
 
@@ -13,6 +14,15 @@ type Request struct {
 	URL    string
 	Header map[string]string
 	Body   []byte
+	// NoRedirect returns a redirect's own response instead of following it
+	// (natively; in JS fetch runs with redirect: 'manual', and a browser
+	// answers with an opaque redirect of status 0).
+	NoRedirect bool
+	// Allow, when set, vets every address the host name resolves to
+	// natively: the connection goes to the first address it accepts, pinned
+	// for this request, without proxy or connection reuse; an error when it
+	// accepts none. JS cannot resolve names, so there it is not called.
+	Allow func(netip.Addr) error
 }
 
 // Response is the answer's head and its streaming body. The caller closes
@@ -50,3 +60,9 @@ func ctxErr(ctx context.Context, op string, err error) error {
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }
+
+// Refused is the error when Allow accepted none of a host's addresses.
+type Refused struct{ Err error }
+
+func (e *Refused) Error() string { return e.Err.Error() }
+func (e *Refused) Unwrap() error { return e.Err }

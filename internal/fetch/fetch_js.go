@@ -26,6 +26,9 @@ func do(ctx context.Context, method string, req *Request) (*Response, error) {
 	init.Set("method", method)
 	init.Set("headers", headers)
 	init.Set("signal", ac.Get("signal"))
+	if req.NoRedirect {
+		init.Set("redirect", "manual")
+	}
 	if req.Body != nil {
 		b := js.Global().Get("Uint8Array").New(len(req.Body))
 		js.CopyBytesToJS(b, req.Body)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/a3s-lab/code-wasm/kernel"
 	"github.com/a3s-lab/code-wasm/llm"
+	"github.com/a3s-lab/code-wasm/mcp"
 )
 
 // llmProviderFields is LLMOptions without the host-client switch, which
@@ -115,6 +116,9 @@ func TestTypeScriptDeclarationsMirrorGo(t *testing.T) {
 		{"LlmProviderOptions", llmProviderFields{}, false},
 		{"LlmMessage", llm.Message{}, true},
 		{"LlmRequest", llm.Request{}, true},
+		{"McpServer", mcp.Config{}, false},
+		{"McpStatus", mcp.Status{}, true},
+		{"WebFetchOptions", WebFetchSpec{}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.iface, func(t *testing.T) {

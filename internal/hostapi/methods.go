@@ -13,7 +13,7 @@ import (
 // events.go); dispatch (hostapi.go) finds them by name. Adding a method
 // is adding a row and its function.
 var methods = table(sessionMethods, toolMethods, governanceMethods, eventMethods,
-	llmMethods, execMethods, contentMethods)
+	llmMethods, execMethods, contentMethods, mcpMethods, hostToolMethods)
 
 // row is one method of the table.
 type row struct {

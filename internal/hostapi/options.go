@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/a3s-lab/code-wasm/mcp"
 	"io"
 	"reflect"
 	"strings"
@@ -99,6 +100,15 @@ type Options struct {
 	LLM           *LLMOptions `json:"llm"`
 	SystemPrompt  string      `json:"systemPrompt"`
 	MaxToolRounds *int        `json:"maxToolRounds"`
+	// McpServers connect at start (mcp.go).
+	McpServers []mcp.Config  `json:"mcpServers"`
+	WebFetch   *WebFetchSpec `json:"webFetch"`
+}
+
+// WebFetchSpec is options.webFetch: AllowOrigins are exact origins
+// ("http://127.0.0.1:8787") web_fetch may reach though they are not public.
+type WebFetchSpec struct {
+	AllowOrigins []string `json:"allowOrigins"`
 }
 
 // Bounds of option values; the defaults are the kernel's.

@@ -10,6 +10,7 @@
  * @property {Function | undefined} confirm confirmationHandler
  * @property {Function | undefined} sanitize securityProvider.sanitizeOutput
  * @property {{stream: Function} | undefined} llm the host-supplied model client (llm.client)
+ * @property {Map<string, Function>} [tools] host tool handler by name (registerTool)
  */
 
 // makeHost builds the session's host dispatcher (PROTOCOL.md §2). Every
@@ -56,6 +57,13 @@ export function makeHost(fns, hostKinds) {
       case 'llm.close':
         v = await llm[kind](payload, signal);
         break;
+      case 'tool': {
+        // A host tool's handler (Session.registerTool wraps it).
+        const fn = fns.tools?.get(payload.name);
+        if (!fn) throw new Error(`no handler for host tool "${payload.name}"`);
+        v = await fn(payload, ctx);
+        break;
+      }
       default: {
         const fn = hostKinds[kind];
         if (typeof fn !== 'function') throw new Error(`no handler for host kind "${kind}"`);

@@ -124,6 +124,9 @@ const OPTION_KEYS = new Set([
   'confirmationHandler', 'hooks', 'budgetGuard', 'securityProvider',
   // The agent loop.
   'llm', 'systemPrompt', 'maxToolRounds',
+  'mcpServers',
+  // h-webtools
+  'webFetch',
 ]);
 
 const HOOK_EVENTS = ['pre_tool_use', 'post_tool_use'];

@@ -324,6 +324,34 @@ export class Session {
   }
   async verifyPresets(opts) { return this.#call('verifyPresets', {}, opts); }
 
+  // MCP servers (mcp/, internal/hostapi/mcp.go).
+  async addMcp(server, opts) {
+    if (!isPlainObject(server)) throw badCall('addMcp: server must be an object {name, url, headers?, timeoutMs?}');
+    return this.#call('addMcp', toData(server, 'addMcp', badCall), opts);
+  }
+  mcpStatus() { return this.#sync('mcpStatus'); }
+  async removeMcp(name, opts) { await this.#call('removeMcp', { name: str(name, 'name', 'removeMcp') }, opts); }
+
+  // Host tools: the handler runs as (args, {signal, invoke}); invoke makes
+  // nested calls through the running call's governed invoker only.
+  registerTool(spec) {
+    if (!isPlainObject(spec)) throw badCall('registerTool: the tool must be an object {name, description, parameters, handler}');
+    const { handler, ...rest } = spec;
+    if (typeof handler !== 'function') throw badCall('registerTool: handler must be a function (args, {signal, invoke}) => result');
+    const wire = toData(rest, 'registerTool', badCall);
+    this.#sync('registerTool', wire);
+    this.#fns.tools ??= new Map();
+    this.#fns.tools.set(wire.name, (payload, ctx) => handler(payload.args, {
+      signal: ctx.signal,
+      invoke: (name, args) => this.#call('hostToolInvoke', { callId: payload.callId, name, args: args ?? {} }),
+    }));
+  }
+  unregisterTool(name) {
+    const ok = this.#sync('unregisterTool', { name: str(name, 'name', 'unregisterTool') });
+    if (ok) this.#fns.tools?.delete(name);
+    return ok;
+  }
+
   // Human in the loop.
   pendingConfirmations() { return this.#sync('pendingConfirmations'); }
   async confirmToolUse(toolId, approved, reason, opts) {

@@ -505,6 +505,15 @@ func (m *Matcher) matchLine(w *work.Meter, line []byte) (bool, error) {
 	return ok, r.err
 }
 
+// FirstMatch is the byte span of the first match in line (nil when there
+// is none), read through pacedLine so a long line stays cancellable; the
+// error is w's context's. grep uses it to show a long line around its match.
+func (m *Matcher) FirstMatch(w *work.Meter, line []byte) ([]int, error) {
+	r := pacedLine{b: line, w: w, every: max(1, work.Step/max(1, m.size))}
+	loc := m.re.FindReaderIndex(&r)
+	return loc, r.err
+}
+
 // pacedLine hands a line to the regexp engine rune by rune
 // (regexp.MatchReader), checking the context every `every` runes (about a
 // work step of the engine's): under js/wasm that is also where the host

@@ -1,0 +1,23 @@
+package core
+
+import (
+	"context"
+
+	"github.com/a3s-lab/code-wasm/mcp"
+)
+
+// AddMcp connects an MCP server and registers its tools as
+// mcp__<name>__<tool>; every call goes through the kernel like any tool.
+// The status lists the tools left out (Warnings). A server that cannot be
+// reached registers nothing and stays in McpStatus with its error.
+func (s *Session) AddMcp(ctx context.Context, cfg mcp.Config) (mcp.Status, error) {
+	return s.mcp.Add(ctx, cfg)
+}
+
+// McpStatus lists the MCP servers, sorted by name.
+func (s *Session) McpStatus() []mcp.Status { return s.mcp.Status() }
+
+// RemoveMcp unregisters a server's tools and ends its MCP session.
+func (s *Session) RemoveMcp(ctx context.Context, name string) error {
+	return s.mcp.Remove(ctx, name)
+}

@@ -1,0 +1,403 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/a3s-lab/code-wasm/errkind"
+	"github.com/a3s-lab/code-wasm/internal/fetch"
+)
+
+// ProtocolVersion is the MCP revision the client asks for.
+const ProtocolVersion = "2025-11-25"
+
+// accepted are the revisions a server may answer with.
+var accepted = map[string]bool{"2025-11-25": true, "2025-06-18": true, "2025-03-26": true}
+
+// maxPages bounds tools/list paging; maxMessage bounds one JSON-RPC message.
+const (
+	maxPages   = 100
+	maxMessage = 16 << 20
+)
+
+// Error is a client failure with its error kind (transport, timeout,
+// cancelled, unsupported), or a JSON-RPC error answer (Kind "").
+type Error struct {
+	kind errkind.Kind
+	msg  string
+	err  error
+}
+
+func (e *Error) Error() string      { return e.msg }
+func (e *Error) Unwrap() error      { return e.err }
+func (e *Error) Kind() errkind.Kind { return e.kind }
+
+func transportErr(format string, a ...any) error {
+	return &Error{kind: errkind.Transport, msg: "mcp transport: " + fmt.Sprintf(format, a...)}
+}
+
+// ctxOr reports ctx's end as timeout or cancelled, else wraps err as
+// transport.
+func ctxOr(ctx context.Context, err error) error {
+	switch ctx.Err() {
+	case context.DeadlineExceeded:
+		return &Error{kind: errkind.Timeout, msg: "mcp: the deadline passed before the server answered", err: ctx.Err()}
+	case context.Canceled:
+		return &Error{kind: errkind.Cancelled, msg: "mcp: cancelled", err: ctx.Err()}
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return &Error{kind: errkind.Transport, msg: "mcp transport: " + err.Error(), err: err}
+}
+
+// errSessionLost: the server no longer knows the session (404, or a 400
+// naming the session); it ran nothing, so the request may be resent.
+var errSessionLost = errors.New("mcp: session lost")
+
+// Client is a Streamable HTTP MCP client of one server. Safe for
+// concurrent use.
+type Client struct {
+	url    string
+	header map[string]string
+	id     atomic.Int64
+
+	mu      sync.Mutex
+	session string // Mcp-Session-Id, "" before initialize or when none
+	proto   string // negotiated protocol version
+}
+
+// Connect initializes a session with the server at url. header is sent
+// with every request (for example Authorization).
+func Connect(ctx context.Context, url string, header map[string]string) (*Client, error) {
+	c := &Client{url: url, header: header}
+	if err := c.initialize(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Client) initialize(ctx context.Context) error {
+	c.mu.Lock()
+	c.session, c.proto = "", ""
+	c.mu.Unlock()
+	params := map[string]any{
+		"protocolVersion": ProtocolVersion,
+		"capabilities":    map[string]any{},
+		"clientInfo":      map[string]any{"name": "a3s-code-wasm", "version": "1"},
+	}
+	raw, err := c.rpc(ctx, "initialize", params, nil)
+	if err != nil {
+		return err
+	}
+	var res struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return transportErr("initialize: malformed result: %v", err)
+	}
+	if !accepted[res.ProtocolVersion] {
+		return &Error{kind: errkind.Unsupported, msg: fmt.Sprintf("mcp: the server speaks protocol %q; this client speaks %s, 2025-06-18 and 2025-03-26", res.ProtocolVersion, ProtocolVersion)}
+	}
+	c.mu.Lock()
+	c.proto = res.ProtocolVersion
+	c.mu.Unlock()
+	return c.notify(ctx, "notifications/initialized", nil)
+}
+
+// call sends a request; a lost session is re-initialized once and the
+// request resent.
+func (c *Client) call(ctx context.Context, method string, params any, id *int64) (json.RawMessage, error) {
+	raw, err := c.rpc(ctx, method, params, id)
+	if errors.Is(err, errSessionLost) {
+		if err = c.initialize(ctx); err != nil {
+			return nil, err
+		}
+		raw, err = c.rpc(ctx, method, params, id)
+	}
+	if errors.Is(err, errSessionLost) {
+		return nil, transportErr("%s: the server lost the session again after re-initializing", method)
+	}
+	return raw, err
+}
+
+// ToolInfo is one tool as tools/list describes it.
+type ToolInfo struct {
+	Name        string          `json:"name"`
+	Title       string          `json:"title,omitempty"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	Annotations *struct {
+		ReadOnlyHint   *bool `json:"readOnlyHint,omitempty"`
+		IdempotentHint *bool `json:"idempotentHint,omitempty"`
+	} `json:"annotations,omitempty"`
+	Execution *struct {
+		TaskSupport string `json:"taskSupport,omitempty"`
+	} `json:"execution,omitempty"`
+}
+
+// ListTools lists every tool, following nextCursor pages.
+func (c *Client) ListTools(ctx context.Context) ([]ToolInfo, error) {
+	var all []ToolInfo
+	cursor := ""
+	for range maxPages {
+		var params any
+		if cursor != "" {
+			params = map[string]any{"cursor": cursor}
+		}
+		raw, err := c.call(ctx, "tools/list", params, nil)
+		if err != nil {
+			return nil, err
+		}
+		var page struct {
+			Tools      []ToolInfo `json:"tools"`
+			NextCursor string     `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return nil, transportErr("tools/list: malformed result: %v", err)
+		}
+		all = append(all, page.Tools...)
+		if page.NextCursor == "" {
+			return all, nil
+		}
+		cursor = page.NextCursor
+	}
+	return nil, transportErr("tools/list: more than %d pages", maxPages)
+}
+
+// Content is one content block of a tool result.
+type Content struct {
+	Type     string `json:"type"`
+	Text     string `json:"text,omitempty"`
+	MimeType string `json:"mimeType,omitempty"`
+	Data     string `json:"data,omitempty"`
+	URI      string `json:"uri,omitempty"`
+	Name     string `json:"name,omitempty"`
+	Resource *struct {
+		URI      string `json:"uri"`
+		MimeType string `json:"mimeType,omitempty"`
+		Text     string `json:"text,omitempty"`
+	} `json:"resource,omitempty"`
+}
+
+// CallResult is a tools/call result.
+type CallResult struct {
+	Content           []Content       `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	IsError           bool            `json:"isError,omitempty"`
+}
+
+// CallTool calls a tool. When ctx ends before the answer, the server is
+// told with notifications/cancelled.
+func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage) (*CallResult, error) {
+	if len(args) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	id := c.id.Add(1)
+	raw, err := c.call(ctx, "tools/call", map[string]any{"name": name, "arguments": args}, &id)
+	if err != nil {
+		if ctx.Err() != nil {
+			go func() {
+				nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+				defer cancel()
+				_ = c.notify(nctx, "notifications/cancelled", map[string]any{"requestId": id, "reason": ctx.Err().Error()})
+			}()
+		}
+		return nil, err
+	}
+	var res CallResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, transportErr("tools/call %s: malformed result: %v", name, err)
+	}
+	return &res, nil
+}
+
+// Close ends the session with a DELETE (best effort).
+func (c *Client) Close(ctx context.Context) error {
+	c.mu.Lock()
+	sid := c.session
+	c.mu.Unlock()
+	if sid == "" {
+		return nil
+	}
+	res, err := fetch.Do(ctx, &fetch.Request{Method: "DELETE", URL: c.url, Header: c.headers()})
+	if err != nil {
+		return ctxOr(ctx, err)
+	}
+	res.Body.Close()
+	return nil
+}
+
+func (c *Client) headers() map[string]string {
+	h := make(map[string]string, len(c.header)+4)
+	for k, v := range c.header {
+		h[k] = v
+	}
+	h["Content-Type"] = "application/json"
+	h["Accept"] = "application/json, text/event-stream"
+	c.mu.Lock()
+	if c.session != "" {
+		h["Mcp-Session-Id"] = c.session
+	}
+	if c.proto != "" {
+		h["Mcp-Protocol-Version"] = c.proto
+	}
+	c.mu.Unlock()
+	return h
+}
+
+func (c *Client) notify(ctx context.Context, method string, params any) error {
+	msg := map[string]any{"jsonrpc": "2.0", "method": method}
+	if params != nil {
+		msg["params"] = params
+	}
+	body, _ := json.Marshal(msg)
+	res, err := fetch.Do(ctx, &fetch.Request{Method: "POST", URL: c.url, Header: c.headers(), Body: body})
+	if err != nil {
+		return ctxOr(ctx, err)
+	}
+	defer res.Body.Close()
+	if res.Status >= 300 {
+		return transportErr("%s: HTTP %d", method, res.Status)
+	}
+	return nil
+}
+
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+type message struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Result json.RawMessage `json:"result"`
+	Error  *rpcError       `json:"error"`
+}
+
+// rpc sends one request and reads its answer, as JSON or as an SSE stream.
+func (c *Client) rpc(ctx context.Context, method string, params any, id *int64) (json.RawMessage, error) {
+	n := c.id.Add(1)
+	if id != nil {
+		n = *id
+	}
+	msg := map[string]any{"jsonrpc": "2.0", "id": n, "method": method}
+	if params != nil {
+		msg["params"] = params
+	}
+	body, err := json.Marshal(msg)
+	if err != nil {
+		return nil, &Error{kind: errkind.InvalidArgument, msg: "mcp " + method + ": " + err.Error()}
+	}
+	hadSession := c.headers()["Mcp-Session-Id"] != ""
+	res, err := fetch.Do(ctx, &fetch.Request{Method: "POST", URL: c.url, Header: c.headers(), Body: body})
+	if err != nil {
+		return nil, ctxOr(ctx, err)
+	}
+	defer res.Body.Close()
+	if res.Status >= 400 {
+		text, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
+		if hadSession && (res.Status == 404 || res.Status == 400 && bytes.Contains(bytes.ToLower(text), []byte("session"))) {
+			return nil, errSessionLost
+		}
+		return nil, transportErr("%s: HTTP %d: %s", method, res.Status, strings.TrimSpace(string(text)))
+	}
+	if sid := res.Header["mcp-session-id"]; sid != "" {
+		c.mu.Lock()
+		c.session = sid
+		c.mu.Unlock()
+	}
+	want := fmt.Sprint(n)
+	ct := res.Header["content-type"]
+	if strings.HasPrefix(ct, "text/event-stream") {
+		return c.readSSE(ctx, res.Body, method, want)
+	}
+	data, err := io.ReadAll(io.LimitReader(res.Body, maxMessage+1))
+	if err != nil {
+		return nil, ctxOr(ctx, err)
+	}
+	if len(data) > maxMessage {
+		return nil, transportErr("%s: the answer is over %d bytes", method, maxMessage)
+	}
+	raw, done, err := match(data, want, method)
+	if err == nil && !done {
+		err = transportErr("%s: the answer does not answer request %s", method, want)
+	}
+	return raw, err
+}
+
+// match decodes one JSON-RPC message; done says it is the answer to want.
+func match(data []byte, want, method string) (json.RawMessage, bool, error) {
+	var m message
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, false, transportErr("%s: malformed JSON-RPC message: %v", method, err)
+	}
+	if m.Method != "" || string(m.ID) != want {
+		return nil, false, nil // a notification or a server request: not ours
+	}
+	if m.Error != nil {
+		return nil, true, &Error{msg: fmt.Sprintf("mcp %s: error %d: %s", method, m.Error.Code, m.Error.Message)}
+	}
+	if m.Result == nil {
+		return nil, true, transportErr("%s: the answer has neither result nor error", method)
+	}
+	return m.Result, true, nil
+}
+
+// readSSE reads events until the answer to want; empty events (priming)
+// and other messages are skipped. A stream ending first is a transport
+// failure at once.
+func (c *Client) readSSE(ctx context.Context, body io.Reader, method, want string) (json.RawMessage, error) {
+	r := bufio.NewReaderSize(body, 32<<10)
+	var data, long []byte
+	has := false
+	for {
+		line, err := r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull || len(long) > 0 {
+			if len(long)+len(line) > maxMessage+16 {
+				return nil, transportErr("%s: an SSE event is over %d bytes", method, maxMessage)
+			}
+			long = append(long, line...)
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			line, long = long, long[:0]
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil, transportErr("%s: the stream ended before the response arrived", method)
+			}
+			return nil, ctxOr(ctx, err)
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		switch {
+		case len(line) == 0:
+			if has && len(bytes.TrimSpace(data)) > 0 {
+				raw, done, err := match(data, want, method)
+				if err != nil || done {
+					return raw, err
+				}
+			}
+			data, has = data[:0], false
+		case bytes.HasPrefix(line, []byte("data:")):
+			v := bytes.TrimPrefix(line[5:], []byte(" "))
+			if has {
+				data = append(data, '\n')
+			}
+			if len(data)+len(v) > maxMessage {
+				return nil, transportErr("%s: an SSE event is over %d bytes", method, maxMessage)
+			}
+			data, has = append(data, v...), true
+		}
+	}
+}
