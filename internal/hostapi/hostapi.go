@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/a3s-lab/code-wasm/core"
@@ -206,6 +207,9 @@ func mapErr(method string, err error) error {
 	case errors.Is(err, core.ErrClosed):
 		return errf(CodeSessionClosed, "%s: session is closed", method)
 	case errors.Is(err, core.ErrNotRegistered):
+		if strings.HasPrefix(err.Error(), method+": ") {
+			return errf(CodeToolNotRegistered, "%v", err) // core named the method already
+		}
 		return errf(CodeToolNotRegistered, "%s: %v", method, err)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return errf(CodeAborted, "%s: the call was aborted", method)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,6 +33,8 @@ var updateProtocol = flag.Bool("update", false, "rewrite testdata/protocol/*.txt
 //	> call& METHOD ARGS        the same, started in the background (see await)
 //	> await                    the oldest background call's answer
 //	> callSync METHOD [ARGS]   api.callSync(handle, METHOD, ARGS)
+//	> callBytes METHOD ARGS [Q] api.callBytes(handle, METHOD, ARGS, bytes): Q is
+//	                           the bytes as a Go-quoted string (absent: none)
 //	> poll METHOD              callSync until the answer is not [] (not shown until then)
 //	> held                     wait until the host holds a call ($hold below)
 //	> release                  let the held host call answer
@@ -42,6 +45,8 @@ var updateProtocol = flag.Bool("update", false, "rewrite testdata/protocol/*.txt
 // Every other line is the answer and is rewritten by -update:
 //
 //	< JSON                     the result, as the JSON string JS receives
+//	                           (for callBytes: the metadata, when there is any)
+//	< bytes Q                  the bytes a callBytes answered, Go-quoted
 //	< error CODE: MESSAGE      a rejection (call) or {error, code} (callSync)
 //	< detail: JSON             the rejection's detail, when it has one
 //	host KIND PAYLOAD          a host-dispatcher call Go made during the request
@@ -50,11 +55,15 @@ var updateProtocol = flag.Bool("update", false, "rewrite testdata/protocol/*.txt
 // host.json maps a dispatcher kind to the JSON its handler returns;
 // {"$reject": "message"} rejects, {"$hold": ANSWER} answers ANSWER after
 // `> release`, {"$replace": [FROM, TO]} is a sanitiser (security kind)
-// answering each text with FROM replaced by TO. hostKinds.json, when present, is the
+// answering each text with FROM replaced by TO, {"$seq": [A, B, …]}
+// answers A, then B, … (the last one again once they run out). hostKinds.json, when present, is the
 // createSession's hostKindsJSON; absent, it is [] (a host with no script
 // engine: program runs on JS engines and is covered by the npm tests).
 // Scrubbed, because they are clocks: timeMs, startedAtMs, remainingMs
-// (shown as 0).
+// (shown as 0). $TMP in a request is a fresh t.TempDir() of the
+// transcript (a directory workspace's root), and that directory shows as
+// $TMP in the answers. A transcript with $TMP or a `native` section (its
+// answers quote an OS error) is replayed natively only.
 func TestProtocolTranscripts(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join("testdata", "protocol", "*.txtar"))
 	if err != nil {
@@ -70,8 +79,8 @@ func TestProtocolTranscripts(t *testing.T) {
 
 // TestProtocolCoversEveryMethod: every row of the method table, and every
 // api member that is not a row, has its transcript, named after it, that
-// calls it the way JS does (call or callSync, as the row says). A new row
-// brings its transcript.
+// calls it the way JS does (call or callSync, as the row says; callBytes
+// for the content methods). A new row brings its transcript.
 func TestProtocolCoversEveryMethod(t *testing.T) {
 	want := map[string]string{"createSession": "createSession", "nextEvents": "nextEvents", "unsubscribe": "unsubscribe"}
 	for name, r := range methods {
@@ -79,6 +88,9 @@ func TestProtocolCoversEveryMethod(t *testing.T) {
 		if r.sync {
 			want[name] = "callSync"
 		}
+	}
+	for _, r := range contentMethods {
+		want[r.name] = "callBytes"
 	}
 	for _, name := range sortedNames(want) {
 		verb := want[name]
@@ -123,6 +135,7 @@ type scriptedHost struct {
 	release chan struct{} // `> release` lets it answer
 	mu      sync.Mutex
 	log     []string
+	seq     map[string]int // answers of a $seq kind given so far
 }
 
 func (h *scriptedHost) host(ctx context.Context, kind string, payload []byte) ([]byte, error) {
@@ -130,9 +143,10 @@ func (h *scriptedHost) host(ctx context.Context, kind string, payload []byte) ([
 	h.log = append(h.log, "host "+kind+" "+scrubClocks(string(payload)))
 	a, ok := h.answers[kind]
 	var special struct {
-		Reject  *string         `json:"$reject"`
-		Hold    json.RawMessage `json:"$hold"`
-		Replace []string        `json:"$replace"`
+		Reject  *string           `json:"$reject"`
+		Hold    json.RawMessage   `json:"$hold"`
+		Replace []string          `json:"$replace"`
+		Seq     []json.RawMessage `json:"$seq"`
 	}
 	if ok {
 		_ = json.Unmarshal(a, &special)
@@ -142,6 +156,9 @@ func (h *scriptedHost) host(ctx context.Context, kind string, payload []byte) ([
 		h.log = append(h.log, "host< reject: no handler for host kind "+strconv.Quote(kind))
 		h.mu.Unlock()
 		return nil, fmt.Errorf("no handler for host kind %q", kind)
+	case len(special.Seq) > 0:
+		a = special.Seq[min(h.seq[kind], len(special.Seq)-1)]
+		h.seq[kind]++
 	case special.Reject != nil:
 		h.log = append(h.log, "host< reject: "+*special.Reject)
 		h.mu.Unlock()
@@ -194,6 +211,13 @@ func scrubClocks(s string) string { return clockKeys.ReplaceAllString(s, "${1}0"
 
 // answerLines renders what JS receives from one request.
 func answerLines(v any, err error) []string {
+	if b, ok := v.(*Bytes); ok && err == nil {
+		var out []string
+		if b.Meta != nil {
+			out = answerLines(b.Meta, nil)
+		}
+		return append(out, "< bytes "+strconv.Quote(string(b.Data)))
+	}
 	if err != nil {
 		code, detail := "", ""
 		if e, ok := err.(*Error); ok {
@@ -212,14 +236,14 @@ func answerLines(v any, err error) []string {
 	return []string{"< " + scrubClocks(string(b))}
 }
 
-var requestLine = regexp.MustCompile(`^> (createSession|call|call!|call&|await|held|release|callSync|poll|nextEvents|unsubscribe)(?:@(\d+))?(?: (.*))?$`)
+var requestLine = regexp.MustCompile(`^> (createSession|call|call!|call&|await|held|release|callSync|callBytes|poll|nextEvents|unsubscribe)(?:@(\d+))?(?: (.*))?$`)
 
 func runTranscript(t *testing.T, path string) {
 	ar, err := txtar.ParseFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &scriptedHost{answers: map[string]json.RawMessage{}, held: make(chan struct{}, 1), release: make(chan struct{})}
+	h := &scriptedHost{answers: map[string]json.RawMessage{}, held: make(chan struct{}, 1), release: make(chan struct{}), seq: map[string]int{}}
 	if b := section(ar, "host.json"); b != nil {
 		if err := json.Unmarshal(b, &h.answers); err != nil {
 			t.Fatalf("%s: host.json: %v", path, err)
@@ -243,6 +267,14 @@ func runTranscript(t *testing.T, path string) {
 		t.Fatalf("%s: no transcript section", path)
 	}
 
+	tmp := ""
+	if runtime.GOOS == "js" && (section(ar, "native") != nil || bytes.Contains(script, []byte("$TMP"))) {
+		t.Skip("replayed natively (a directory workspace, or an OS network error); under js/wasm the npm tests cover it")
+	}
+	if bytes.Contains(script, []byte("$TMP")) {
+		tmp = t.TempDir()
+		env.Drivers = protocolDrivers
+	}
 	s := NewSessions()
 	ctx := context.Background()
 	handle := 0
@@ -275,6 +307,9 @@ func runTranscript(t *testing.T, path string) {
 		id := handle
 		if m[2] != "" {
 			id, _ = strconv.Atoi(m[2])
+		}
+		if tmp != "" {
+			arg = strings.ReplaceAll(arg, "$TMP", tmp)
 		}
 		method, args, _ := strings.Cut(arg, " ")
 		var v any
@@ -319,6 +354,9 @@ func runTranscript(t *testing.T, path string) {
 			v, err = p.v, p.err
 		case "callSync":
 			v, err = s.CallSync(id, method, []byte(args))
+		case "callBytes":
+			raw, in := splitBytesArgs(t, path, args)
+			v, err = s.CallBytes(ctx, id, method, raw, in)
 		case "poll":
 			deadline := time.Now().Add(time.Minute)
 			for {
@@ -359,6 +397,9 @@ func runTranscript(t *testing.T, path string) {
 		out = append(out, answerLines(v, err)...)
 	}
 	got := []byte(strings.Join(out, "\n") + "\n")
+	if tmp != "" {
+		got = bytes.ReplaceAll(got, []byte(tmp), []byte("$TMP"))
+	}
 	if *updateProtocol {
 		for i := range ar.Files {
 			if ar.Files[i].Name == "transcript" {
@@ -384,6 +425,25 @@ func runTranscript(t *testing.T, path string) {
 		}
 		t.Errorf("%s: the transcript differs at line %d (regenerate with -update if intended)\n  want: %s\n  got:  %s", path, i+1, at(w), at(g))
 	}
+}
+
+// splitBytesArgs reads a callBytes line's arguments: the JSON, then the
+// bytes as a Go-quoted string (nil when absent).
+func splitBytesArgs(t *testing.T, path, args string) ([]byte, []byte) {
+	d := json.NewDecoder(strings.NewReader(args))
+	var raw json.RawMessage
+	if err := d.Decode(&raw); err != nil {
+		t.Fatalf("%s: callBytes %q: the arguments are not JSON: %v", path, args, err)
+	}
+	rest := strings.TrimSpace(args[d.InputOffset():])
+	if rest == "" {
+		return raw, nil
+	}
+	q, err := strconv.Unquote(rest)
+	if err != nil {
+		t.Fatalf("%s: callBytes %q: the bytes are not a Go-quoted string: %v", path, args, err)
+	}
+	return raw, []byte(q)
 }
 
 // firstDiff is the first byte where line i of want and got differ.

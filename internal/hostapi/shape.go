@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"sort"
 	"strconv"
@@ -46,6 +47,13 @@ func shapeFields(t reflect.Type) (map[string]reflect.Type, []string) {
 		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "-" {
+			continue
+		}
+		if name == "" && f.Anonymous && f.Type.Kind() == reflect.Struct {
+			// An embedded struct's keys are the outer object's (encoding/json).
+			sub, subNames := shapeFields(f.Type)
+			maps.Copy(m, sub)
+			names = append(names, subNames...)
 			continue
 		}
 		if name == "" {
