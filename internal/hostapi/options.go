@@ -71,8 +71,8 @@ type HookSpec struct {
 // BudgetSpec is options.budgetGuard / setBudgetGuard: whether
 // checkBeforeTool is a JS function (kind "budget"), and the timeout after
 // which a silent guard counts as a deny. Upstream's LLM checks
-// (checkBeforeLlm, recordAfterLlm) have no LLM to guard in the tool layer
-// and are refused by name.
+// (checkBeforeLlm, recordAfterLlm) are refused by name: the agent loop's
+// model requests are not budget-guarded yet.
 type BudgetSpec struct {
 	CheckBeforeTool bool   `json:"checkBeforeTool"`
 	TimeoutMs       *int64 `json:"timeoutMs"`

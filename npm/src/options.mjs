@@ -154,7 +154,7 @@ export function splitBudget(g, at, base = 0) {
   // would read "unknown key options.budgetGuard.timeout").
   for (const k of Object.keys(rest)) {
     if (LLM_BUDGET_KEYS.has(k)) {
-      throw invalid(`${at}.${k} is not supported here: the tool layer makes no LLM calls to guard (upstream's agent loop does); give checkBeforeTool only`);
+      throw invalid(`${at}.${k} is not supported yet: the agent loop's model requests are not budget-guarded; give checkBeforeTool only`);
     }
     if (k !== 'timeoutMs') throw invalid(`${at}: unknown key "${k}" (known: checkBeforeTool, timeoutMs)`);
   }
