@@ -99,7 +99,7 @@ const governanceCases = [
   ['budgetGuard {}', { budgetGuard: {} }, /budgetGuard\.checkBeforeTool must be a function/],
   ['budgetGuard with only timeoutMs', { budgetGuard: { timeoutMs: 100 } }, /budgetGuard\.checkBeforeTool must be a function/],
   ['hook without handler', { hooks: [{ id: 'a', event: 'pre_tool_use' }] }, /hooks\[0\]\.handler must be a function/],
-  ['budgetGuard.checkBeforeLlm', { budgetGuard: { checkBeforeTool: () => true, checkBeforeLlm: () => true } }, /budgetGuard\.checkBeforeLlm is not supported here: the tool layer makes no LLM calls/],
+  ['budgetGuard.checkBeforeLlm', { budgetGuard: { checkBeforeTool: () => true, checkBeforeLlm: () => true } }, /budgetGuard\.checkBeforeLlm is not supported yet: the agent loop.s model requests are not budget-guarded/],
   ['budgetGuard unknown key', { budgetGuard: { checkBeforeTool: () => true, timeout: 5 } }, /budgetGuard: unknown key "timeout" \(known: checkBeforeTool, timeoutMs\)/],
   ['workspace.bar', { workspace: { kind: 'memory', bar: 1 } }, /unknown key options\.workspace\.bar \(known: kind, files, root, sandbox, network\)/],
   ['hooks[0].matcher.tools', { hooks: [{ id: 'a', event: 'pre_tool_use', matcher: { tools: 'write' }, handler() {} }] }, /unknown key options\.hooks\[0\]\.matcher\.tools \(known: tool, pathPattern, commandPattern\)/],
