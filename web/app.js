@@ -419,15 +419,10 @@ function chatLine(kind, text) {
   return div;
 }
 
-// snapshot reads the memory workspace's files, to carry them into the
-// session a new endpoint reopens.
+// snapshot reads the memory workspace's files, exactly, to carry them into
+// the session a new endpoint reopens.
 async function snapshot() {
-  const files = {};
-  for (const p of await listFiles()) {
-    const r = await state.session.tool('read', { file_path: p, limit: 2000 });
-    if (r.exitCode === 0) files[p] = stripLineNumbers(r.output);
-  }
-  return files;
+  return state.session.exportFiles();
 }
 
 async function connectChat(e) {
