@@ -5,7 +5,7 @@
 // server's log), which is the server's and HTTP's own time.
 //   node bench/agent.bench.mjs        (make bench runs it; needs make build and Go)
 //   N=200 node bench/agent.bench.mjs
-import { spawn } from 'node:child_process';
+import { startLLMServer } from '../web/test/llmserver.mjs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -13,12 +13,8 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { createSession } = await import(pathToFileURL(join(repo, 'npm/src/entry-node.mjs')).href);
 const N = Number(process.env.N || 100);
 
-const server = spawn('go', ['run', './llm/llmtest/cmd/llmtestserver'], { cwd: repo, stdio: ['ignore', 'pipe', 'inherit'] });
-const url = await new Promise((resolve, reject) => {
-  let out = '';
-  server.stdout.on('data', (d) => { out += d; if (out.includes('\n')) resolve(out.trim()); });
-  server.on('exit', (c) => reject(new Error(`llmtestserver exited with ${c}`)));
-});
+const server = await startLLMServer();
+const url = server.url;
 
 const usage = { promptTokens: 100, completionTokens: 20, totalTokens: 120 };
 const turn = [
@@ -73,5 +69,5 @@ try {
   console.log(`| the same 2 requests replayed by fetch | ${raw.toFixed(2)} |`);
   console.log(`| overhead of the loop (goal <= 2 ms) | ${(send - raw).toFixed(2)} |`);
 } finally {
-  server.kill('SIGTERM');
+  server.stop();
 }

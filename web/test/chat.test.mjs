@@ -4,30 +4,21 @@
 // model's tool calls (a write waits for the person's OK) and its answer.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { launch, server, freshProfile, removeProfile, watch, outDir, repo } from './browser.mjs';
+import { launch, server, freshProfile, removeProfile, watch, outDir } from './browser.mjs';
+import { startLLMServer } from './llmserver.mjs';
 
-function scriptedServer() {
-  const proc = spawn('go', ['run', './llm/llmtest/cmd/llmtestserver'], { cwd: repo, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = new Promise((resolve, reject) => {
-    let out = '';
-    proc.stdout.on('data', (d) => { out += d; if (out.includes('\n')) resolve(out.trim()); });
-    proc.on('exit', (c) => reject(new Error(`llmtestserver exited with ${c}`)));
-  });
-  return { url, close: () => proc.kill('SIGTERM') };
-}
 
 test('the playground chat: connect, ask, confirm a write, read the answer', { timeout: 180_000 }, async () => {
   mkdirSync(outDir, { recursive: true });
-  const llm = scriptedServer();
+  const llm = await startLLMServer();
   const profile = freshProfile();
   const srv = await server();
   const ctx = await launch(profile);
   try {
     const usage = { promptTokens: 10, completionTokens: 5, totalTokens: 15 };
-    const base = await llm.url;
+    const base = llm.url;
     const script = await (await fetch(`${base}/scripts`, { method: 'POST', body: JSON.stringify({ provider: 'openai', replies: [
       { events: [
         { tool: { index: 0, id: 'call_1', name: 'ls' } }, { args: { index: 0, fragment: '{}' } },
@@ -76,6 +67,6 @@ test('the playground chat: connect, ask, confirm a write, read the answer', { ti
     await ctx.close();
     await srv.close();
     removeProfile(profile);
-    llm.close();
+    llm.stop();
   }
 });

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
+import { startLLMServer } from '../../../web/test/llmserver.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..', '..');
@@ -132,12 +133,8 @@ const worker :Workerd.Worker = (
   // The agent loop (issue 13): send from the Worker against the scripted
   // provider server (llm/llmtest's helper binary, on 127.0.0.1).
   step('send against the scripted provider server');
-  llmServer = spawn('go', ['run', './llm/llmtest/cmd/llmtestserver'], { cwd: repo, stdio: ['ignore', 'pipe', 'inherit'] });
-  const llmURL = await new Promise((resolve, reject) => {
-    let out = '';
-    llmServer.stdout.on('data', (d) => { out += d; if (out.includes('\n')) resolve(out.trim()); });
-    llmServer.on('exit', (code) => reject(new Error(`llmtestserver exited with ${code}`)));
-  });
+  llmServer = await startLLMServer();
+  const llmURL = llmServer.url;
   for (const provider of ['openai', 'anthropic']) {
     const id = provider === 'openai' ? 'call_1' : 'toolu_1';
     const usage = { promptTokens: 10, completionTokens: 5, totalTokens: 15 };
@@ -190,7 +187,7 @@ const worker :Workerd.Worker = (
   step('workerd tier passed');
 } finally {
   if (workerd && workerd.exitCode === null) workerd.kill('SIGTERM');
-  if (llmServer && llmServer.exitCode === null) llmServer.kill('SIGTERM');
+  if (llmServer) llmServer.stop();
   if (!keep) rmSync(scratch, { recursive: true, force: true });
   else console.log('scratch kept at', scratch);
 }
