@@ -19,7 +19,8 @@ func (c *anthropic) Stream(ctx context.Context, req Request) iter.Seq2[Chunk, er
 			yield(Chunk{}, err)
 			return
 		}
-		body, err := json.Marshal(c.body(&req))
+		b, tools := c.body(&req)
+		body, err := encodeBody(b, tools)
 		if err != nil {
 			yield(Chunk{}, &Error{kind: errkind.InvalidArgument, Message: "llm request: " + err.Error()})
 			return
@@ -61,7 +62,7 @@ type anMessage struct {
 
 // body is the wire request: tool results first in their user message, a
 // call's arguments as an object ({} if they do not parse).
-func (c *anthropic) body(r *Request) map[string]any {
+func (c *anthropic) body(r *Request) (b map[string]any, tools []byte) {
 	msgs := make([]anMessage, 0, len(r.Messages))
 	for _, m := range r.merged() {
 		am := anMessage{Role: string(m.Role)}
@@ -81,7 +82,7 @@ func (c *anthropic) body(r *Request) map[string]any {
 		}
 		msgs = append(msgs, am)
 	}
-	b := map[string]any{
+	b = map[string]any{
 		"model":      cmp(r.Model, c.t.cfg.Model),
 		"max_tokens": cmpInt(r.MaxTokens, c.t.cfg.MaxTokens),
 		"messages":   msgs,
@@ -94,14 +95,16 @@ func (c *anthropic) body(r *Request) map[string]any {
 		b["temperature"] = *r.Temperature
 	}
 	if len(r.Tools) > 0 {
-		tools := make([]map[string]any, len(r.Tools))
-		for i, t := range r.Tools {
-			tools[i] = map[string]any{"name": t.Name, "input_schema": t.parameters()}
+		tools = writeTools(r.Tools, func(buf []byte, t Tool) []byte {
 			if t.Description != "" {
-				tools[i]["description"] = t.Description
+				buf = appendJSONString(append(buf, `{"description":`...), t.Description)
+				buf = append(buf, ',')
+			} else {
+				buf = append(buf, '{')
 			}
-		}
-		b["tools"] = tools
+			buf = append(append(append(buf, `"input_schema":`...), t.parameters()...), `,"name":`...)
+			return append(appendJSONString(buf, t.Name), '}')
+		})
 		switch r.ToolChoice.Type {
 		case ToolChoiceNone:
 			b["tool_choice"] = map[string]string{"type": "none"}
@@ -111,7 +114,7 @@ func (c *anthropic) body(r *Request) map[string]any {
 			b["tool_choice"] = map[string]string{"type": "tool", "name": r.ToolChoice.Name}
 		}
 	}
-	return b
+	return b, tools
 }
 
 // anthropicDecoder reads the named events of a Messages stream. Blocks are

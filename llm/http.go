@@ -220,8 +220,9 @@ func (b *timedBody) Read(p []byte) (int, error) {
 
 func (b *timedBody) Close() error {
 	b.timer.Stop()
+	err := b.rc.Close() // before cancel: a finished body needs no abort
 	b.cancel(nil)
-	return b.rc.Close()
+	return err
 }
 
 // decoder turns one provider's SSE events into chunks, appended to out.

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -238,4 +239,24 @@ func TestOpenAISameIndexNewID(t *testing.T) {
 	if len(tr.Message.ToolCalls) != 2 || tr.Message.ToolCalls[1].ID != "b" || tr.Message.ToolCalls[1].Arguments != `{"x":2}` {
 		t.Fatalf("calls %+v", tr.Message.ToolCalls)
 	}
+}
+
+// appendJSONString writes what encoding/json writes for a string, but
+// for <, > and & (left as they are), on every byte sequence.
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range []string{"", "read", "a \"quoted\" \\ path\n\ttab\r", "\x00\x1f\x7f", "ü日本\u2028\u2029", "\xff\xfe bad", "<a & b>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := string(appendJSONString(nil, s))
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		if want := strings.TrimSuffix(buf.String(), "\n"); got != want {
+			t.Fatalf("appendJSONString(%q) = %s, encoding/json writes %s", s, got, want)
+		}
+	})
 }

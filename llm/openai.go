@@ -19,7 +19,8 @@ func (c *openAI) Stream(ctx context.Context, req Request) iter.Seq2[Chunk, error
 			yield(Chunk{}, err)
 			return
 		}
-		body, err := json.Marshal(c.body(&req))
+		b, tools := c.body(&req)
+		body, err := encodeBody(b, tools)
 		if err != nil {
 			yield(Chunk{}, &Error{kind: errkind.InvalidArgument, Message: "llm request: " + err.Error()})
 			return
@@ -51,18 +52,9 @@ type oaToolCall struct {
 	} `json:"function"`
 }
 
-type oaTool struct {
-	Type     string `json:"type"`
-	Function struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description,omitempty"`
-		Parameters  json.RawMessage `json:"parameters"`
-	} `json:"function"`
-}
-
 // body is the wire request: the system prompt first, tool results as one
 // "tool" message per call before the user's text.
-func (c *openAI) body(r *Request) map[string]any {
+func (c *openAI) body(r *Request) (b map[string]any, tools []byte) {
 	var msgs []oaMessage
 	if r.System != "" {
 		msgs = append(msgs, oaMessage{Role: "system", Content: &r.System})
@@ -86,7 +78,7 @@ func (c *openAI) body(r *Request) map[string]any {
 			msgs = append(msgs, oaMessage{Role: "user", Content: &m.Text})
 		}
 	}
-	b := map[string]any{
+	b = map[string]any{
 		"model":          cmp(r.Model, c.t.cfg.Model),
 		"messages":       msgs,
 		"stream":         true,
@@ -105,12 +97,13 @@ func (c *openAI) body(r *Request) map[string]any {
 		b["temperature"] = *r.Temperature
 	}
 	if len(r.Tools) > 0 {
-		tools := make([]oaTool, len(r.Tools))
-		for i, t := range r.Tools {
-			tools[i].Type = "function"
-			tools[i].Function.Name, tools[i].Function.Description, tools[i].Function.Parameters = t.Name, t.Description, t.parameters()
-		}
-		b["tools"] = tools
+		tools = writeTools(r.Tools, func(buf []byte, t Tool) []byte {
+			buf = appendJSONString(append(buf, `{"type":"function","function":{"name":`...), t.Name)
+			if t.Description != "" {
+				buf = appendJSONString(append(buf, `,"description":`...), t.Description)
+			}
+			return append(append(append(buf, `,"parameters":`...), t.parameters()...), "}}"...)
+		})
 		switch r.ToolChoice.Type {
 		case ToolChoiceNone, ToolChoiceRequired:
 			b["tool_choice"] = string(r.ToolChoice.Type)
@@ -118,7 +111,7 @@ func (c *openAI) body(r *Request) map[string]any {
 			b["tool_choice"] = map[string]any{"type": "function", "function": map[string]string{"name": r.ToolChoice.Name}}
 		}
 	}
-	return b
+	return b, tools
 }
 
 // cmp is a if not empty, else b.
