@@ -360,6 +360,12 @@ func (s *Session) exportPage(ctx context.Context, o ExportOptions, cursor string
 			return "", kernel.InvalidArgument("exportFiles: include: %v", err)
 		}
 	}
+	if cursor != "" {
+		c, err := workspace.Resolve(cursor)
+		if err != nil || c != cursor || (under != "." && c != under && !strings.HasPrefix(c, under+"/")) {
+			return "", kernel.InvalidArgument("exportFiles: cursor %q is not a path under %q: pass the nextCursor of the previous page, unchanged", cursor, under)
+		}
+	}
 	cur := strings.Split(cursor, "/")
 	var data []byte
 	err = s.ws.Walk(ctx, under, func(p string, e workspace.Entry) error {
