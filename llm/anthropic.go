@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"iter"
 	"runtime"
-	"strings"
 
 	"github.com/a3s-lab/code-wasm/errkind"
 )
@@ -14,34 +13,19 @@ import (
 type anthropic struct{ t transport }
 
 func (c *anthropic) Stream(ctx context.Context, req Request) iter.Seq2[Chunk, error] {
-	return func(yield func(Chunk, error) bool) {
-		if err := req.check(); err != nil {
-			yield(Chunk{}, err)
-			return
-		}
-		b, tools := c.body(&req)
-		body, err := encodeBody(b, tools)
-		if err != nil {
-			yield(Chunk{}, &Error{kind: errkind.InvalidArgument, Message: "llm request: " + err.Error()})
-			return
-		}
-		h := map[string]string{
-			"content-type":      "application/json",
-			"accept":            "text/event-stream",
-			"anthropic-version": "2023-06-01",
-		}
-		if c.t.cfg.APIKey != "" {
-			h["x-api-key"] = c.t.cfg.APIKey
-		}
-		if runtime.GOOS == "js" {
-			// The API refuses a CORS request without it; harmless elsewhere.
-			h["anthropic-dangerous-direct-browser-access"] = "true"
-		}
-		for k, v := range c.t.cfg.Headers {
-			h[strings.ToLower(k)] = v
-		}
-		c.t.stream(ctx, c.t.cfg.BaseURL+"/v1/messages", h, body, &anthropicDecoder{}, yield)
+	h := map[string]string{
+		"content-type":      "application/json",
+		"accept":            "text/event-stream",
+		"anthropic-version": "2023-06-01",
 	}
+	if c.t.cfg.APIKey != "" {
+		h["x-api-key"] = c.t.cfg.APIKey
+	}
+	if runtime.GOOS == "js" {
+		// The API refuses a CORS request without it; harmless elsewhere.
+		h["anthropic-dangerous-direct-browser-access"] = "true"
+	}
+	return c.t.request(ctx, req, "/v1/messages", h, c.body, func() decoder { return &anthropicDecoder{} })
 }
 
 type anBlock struct {

@@ -14,26 +14,11 @@ import (
 type openAI struct{ t transport }
 
 func (c *openAI) Stream(ctx context.Context, req Request) iter.Seq2[Chunk, error] {
-	return func(yield func(Chunk, error) bool) {
-		if err := req.check(); err != nil {
-			yield(Chunk{}, err)
-			return
-		}
-		b, tools := c.body(&req)
-		body, err := encodeBody(b, tools)
-		if err != nil {
-			yield(Chunk{}, &Error{kind: errkind.InvalidArgument, Message: "llm request: " + err.Error()})
-			return
-		}
-		h := map[string]string{"content-type": "application/json", "accept": "text/event-stream"}
-		if c.t.cfg.APIKey != "" {
-			h["authorization"] = "Bearer " + c.t.cfg.APIKey
-		}
-		for k, v := range c.t.cfg.Headers {
-			h[strings.ToLower(k)] = v
-		}
-		c.t.stream(ctx, c.t.cfg.BaseURL+"/chat/completions", h, body, &openAIDecoder{}, yield)
+	h := map[string]string{"content-type": "application/json", "accept": "text/event-stream"}
+	if c.t.cfg.APIKey != "" {
+		h["authorization"] = "Bearer " + c.t.cfg.APIKey
 	}
+	return c.t.request(ctx, req, "/chat/completions", h, c.body, func() decoder { return &openAIDecoder{} })
 }
 
 type oaMessage struct {
