@@ -143,7 +143,8 @@ func (a *anUsage) usage() Usage {
 		return *p
 	}
 	in := n(a.InputTokens) + n(a.CacheCreationInputTokens) + n(a.CacheReadInputTokens)
-	return Usage{in, n(a.OutputTokens), in + n(a.OutputTokens)}
+	return Usage{PromptTokens: in, CompletionTokens: n(a.OutputTokens), TotalTokens: in + n(a.OutputTokens),
+		CacheReadTokens: n(a.CacheReadInputTokens), CacheWriteTokens: n(a.CacheCreationInputTokens)}
 }
 
 type anEvent struct {

@@ -154,6 +154,9 @@ type oaChunk struct {
 		PromptTokens     int `json:"prompt_tokens"`
 		CompletionTokens int `json:"completion_tokens"`
 		TotalTokens      int `json:"total_tokens"`
+		PromptDetails    *struct {
+			CachedTokens int `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
 	} `json:"usage"`
 	Error json.RawMessage `json:"error"`
 }
@@ -175,7 +178,10 @@ func (d *openAIDecoder) event(_ string, data []byte, out *[]Chunk) (bool, error)
 		return false, &Error{kind: kind, Type: typ, Message: "llm stream: the server reported an error: " + msg}
 	}
 	if ch.Usage != nil {
-		d.usage = Usage{ch.Usage.PromptTokens, ch.Usage.CompletionTokens, ch.Usage.TotalTokens}
+		d.usage = Usage{PromptTokens: ch.Usage.PromptTokens, CompletionTokens: ch.Usage.CompletionTokens, TotalTokens: ch.Usage.TotalTokens}
+		if ch.Usage.PromptDetails != nil {
+			d.usage.CacheReadTokens = ch.Usage.PromptDetails.CachedTokens
+		}
 		if d.usage.TotalTokens == 0 {
 			d.usage.TotalTokens = d.usage.PromptTokens + d.usage.CompletionTokens
 		}

@@ -407,6 +407,10 @@ export interface Usage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** The part of promptTokens read from the provider's prompt cache (absent when none). */
+  cacheReadTokens?: number;
+  /** The part of promptTokens written to the provider's prompt cache (Anthropic; absent when none). */
+  cacheWriteTokens?: number;
 }
 
 /** What send/run resolve to. Go: internal/hostapi/llm.go AgentResult */
