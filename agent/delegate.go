@@ -526,9 +526,3 @@ func (d *Delegation) settle(b *Background, o outcome) {
 	d.mu.Unlock()
 	close(b.done)
 }
-
-// Skill tool names (skills.go).
-const (
-	SkillTool        = "Skill"
-	SearchSkillsTool = "search_skills"
-)

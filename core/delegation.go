@@ -16,6 +16,9 @@ const AgentsDir = ".a3s/agents"
 // model and delegation is on: the catalog is the built-ins, the
 // workspace's .a3s/agents files, then Options.Agents.
 func (s *Session) startDelegation(opts Options) error {
+	if err := s.startSkills(opts); err != nil {
+		return err
+	}
 	if opts.LLM == nil || opts.NoDelegation {
 		return nil
 	}
@@ -87,3 +90,44 @@ func (s *Session) BackgroundTask(ctx context.Context, id string, wait bool) (age
 	}
 	return s.delegation.Background(ctx, id, wait)
 }
+
+// startSkills loads the skills of Options.SkillDirs, then Options.Skills;
+// search_skills and Skill are listed while at least one is loaded and the
+// session has a model, and the system prompt then carries their hint.
+func (s *Session) startSkills(opts Options) error {
+	s.skills = agent.NewSkills(s.agents.cfg)
+	s.agents.hint = s.skills.Hint
+	dirs := opts.SkillDirs
+	if dirs == nil {
+		dirs = []string{agent.DefaultSkillDir}
+	}
+	loaded, warn := agent.LoadSkills(context.Background(), s.ws, dirs)
+	s.warnings = append(s.warnings, warn...)
+	for _, sk := range loaded {
+		if _, err := s.skills.Add(sk); err != nil {
+			return err
+		}
+	}
+	for i, sk := range opts.Skills {
+		if _, err := s.skills.Add(sk); err != nil {
+			return fmt.Errorf("skills[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// AddSkill adds a skill (or replaces the one of that name); the error
+// names what is wrong with it.
+func (s *Session) AddSkill(sk agent.Skill) error {
+	if s.IsClosed() {
+		return ErrClosed
+	}
+	_, err := s.skills.Add(sk)
+	return err
+}
+
+// RemoveSkill removes a skill; false when there was none.
+func (s *Session) RemoveSkill(name string) bool { return s.skills.Remove(name) }
+
+// SkillNames lists the loaded skills, sorted.
+func (s *Session) SkillNames() []string { return s.skills.Names() }

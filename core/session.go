@@ -68,6 +68,10 @@ type Options struct {
 	Agents           []agent.Def
 	NoDelegation     bool
 	MaxParallelTasks int
+	// SkillDirs are the workspace directories SKILL.md files are loaded
+	// from; nil means agent.DefaultSkillDir. Skills are added after them.
+	SkillDirs []string
+	Skills    []agent.Skill
 }
 
 // Session is the portable type users hold: a workspace, its tool surface,
@@ -87,6 +91,7 @@ type Session struct {
 	// delegation runs task and parallel_task (delegation.go); nil without
 	// an LLM or with NoDelegation.
 	delegation *agent.Delegation
+	skills     *agent.Skills
 	warnings   []string
 
 	closeOnce sync.Once
