@@ -124,7 +124,9 @@ func TestLoadSkillsFromWorkspace(t *testing.T) {
 
 func TestSkillToolsListedOnlyWithSkills(t *testing.T) {
 	w := newWire(t, "openai", core.Options{}, text("x"))
-	has := func() bool { return slices.Contains(w.s.ToolNames(), agent.SkillTool) && slices.Contains(w.s.ToolNames(), agent.SearchSkillsTool) }
+	has := func() bool {
+		return slices.Contains(w.s.ToolNames(), agent.SkillTool) && slices.Contains(w.s.ToolNames(), agent.SearchSkillsTool)
+	}
 	if has() {
 		t.Fatal("skill tools listed with no skill")
 	}
