@@ -467,6 +467,26 @@ export interface SessionOptions {
   maxParallelTasks?: number;
   /** false leaves task and parallel_task out (task/tasks reject NO_DELEGATION). Default true with llm. */
   manualDelegationEnabled?: boolean;
+  /** Workspace directories SKILL.md files load from (name.md or name/SKILL.md, recursive); default ['.a3s/skills']. A file that does not parse is skipped. */
+  skillDirs?: string[];
+  /** Skills added after those of skillDirs. */
+  skills?: SkillDefinition[];
+}
+
+/** A skill (session.addSkill, options.skills). Go: agent/skills.go Skill */
+export interface SkillDefinition {
+  /** No spaces or slashes. */
+  name: string;
+  description?: string;
+  /** The instructions. */
+  content?: string;
+  /** Permission rules (`read(*)`, `grep`, `bash(command:gh *)`, `*`); inside the skill every other call is denied, and the session's policy still applies. */
+  allowedTools?: string[];
+  /** Skill refuses it; search_skills leaves it out. */
+  disableModelInvocation?: boolean;
+  kind?: 'instruction' | 'persona' | 'tool';
+  tags?: string[];
+  version?: string;
 }
 
 /** A custom agent. Go: agent/catalog.go Def */
@@ -791,6 +811,13 @@ export interface Session {
   tasks(tasks: TaskSpec[], opts?: CallOptions & { allowPartialFailure?: boolean; timeoutMs?: number; minSuccessCount?: number }): Promise<ToolResult>;
   /** A background task's state; `wait: true` resolves once it finished. Rejects INVALID_CALL for an unknown id. */
   taskResult(taskId: string, opts?: CallOptions & { wait?: boolean }): Promise<BackgroundTask>;
+
+  /** Adds (or, with the same name, replaces) a skill; throws INVALID_CALL naming what is wrong. */
+  addSkill(skill: SkillDefinition): void;
+  /** Removes a skill; false when there was none. */
+  removeSkill(name: string): boolean;
+  /** The loaded skills, sorted. */
+  skillNames(): string[];
 
   /** Cancels in-flight calls (they reject SESSION_CLOSED), ends event streams, releases the session. */
   close(): Promise<void>;

@@ -109,5 +109,55 @@ func (o *Options) delegationOptions(opts *core.Options) error {
 		}
 		opts.Agents = append(opts.Agents, d)
 	}
+	if o.SkillDirs != nil {
+		opts.SkillDirs = *o.SkillDirs
+		if opts.SkillDirs == nil {
+			opts.SkillDirs = []string{}
+		}
+	}
+	for _, s := range o.Skills {
+		opts.Skills = append(opts.Skills, s.skill())
+	}
 	return nil
+}
+
+// skillMethods are addSkill, removeSkill and skillNames (synchronous:
+// they touch no workspace and run no tool).
+var skillMethods = []row{
+	method("addSkill", syncCall, func(c *call, a *SkillSpec) (any, error) {
+		if err := c.e.s.AddSkill(a.skill()); err != nil {
+			if errors.Is(err, core.ErrClosed) {
+				return nil, mapErr(c.method, err)
+			}
+			return nil, errf(CodeInvalidCall, "addSkill: %v", err)
+		}
+		return nil, nil
+	}),
+	method("removeSkill", syncCall, func(c *call, a *struct {
+		Name *string `json:"name" required:"true"`
+	}) (any, error) {
+		return c.e.s.RemoveSkill(*a.Name), nil
+	}),
+	method("skillNames", syncCall, func(c *call, _ *noArgs) (any, error) { return c.e.s.SkillNames(), nil }),
+}
+
+// SkillSpec is a skill as JS gives it (session.addSkill, options.skills).
+type SkillSpec struct {
+	Name                   *string  `json:"name" required:"true"`
+	Description            string   `json:"description"`
+	Content                string   `json:"content"`
+	AllowedTools           []string `json:"allowedTools"`
+	DisableModelInvocation bool     `json:"disableModelInvocation"`
+	Kind                   string   `json:"kind"`
+	Tags                   []string `json:"tags"`
+	Version                string   `json:"version"`
+}
+
+func (s SkillSpec) skill() agent.Skill {
+	name := ""
+	if s.Name != nil {
+		name = *s.Name
+	}
+	return agent.Skill{Name: name, Description: s.Description, Content: s.Content, AllowedTools: s.AllowedTools,
+		DisableModelInvocation: s.DisableModelInvocation, Kind: s.Kind, Tags: s.Tags, Version: s.Version}
 }

@@ -14,7 +14,7 @@ import (
 // is adding a row and its function.
 var methods = table(sessionMethods, toolMethods, governanceMethods, eventMethods,
 	llmMethods, execMethods, contentMethods, mcpMethods, hostToolMethods,
-	delegationMethods)
+	delegationMethods, skillMethods)
 
 // row is one method of the table.
 type row struct {

@@ -108,6 +108,8 @@ type Options struct {
 	Agents                  []AgentSpec `json:"agents"`
 	MaxParallelTasks        *int        `json:"maxParallelTasks"`
 	ManualDelegationEnabled *bool       `json:"manualDelegationEnabled"`
+	SkillDirs               *[]string   `json:"skillDirs"`
+	Skills                  []SkillSpec `json:"skills"`
 }
 
 // WebFetchSpec is options.webFetch: AllowOrigins are exact origins

@@ -128,7 +128,7 @@ const OPTION_KEYS = new Set([
   // h-webtools
   'webFetch',
   // h-skills
-  'agents', 'maxParallelTasks', 'manualDelegationEnabled',
+  'agents', 'maxParallelTasks', 'manualDelegationEnabled', 'skillDirs', 'skills',
 ]);
 
 const HOOK_EVENTS = ['pre_tool_use', 'post_tool_use'];

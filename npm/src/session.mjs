@@ -458,6 +458,17 @@ export class Session {
     return this.#call('taskResult', toData(args, 'taskResult', badCall), opts?.signal === undefined ? undefined : { signal: opts.signal });
   }
 
+  // Skills (h-skills; Go: agent/skills.go). addSkill({name, description?,
+  // content?, allowedTools?, disableModelInvocation?, kind?, tags?,
+  // version?}) adds or replaces one; search_skills and Skill are listed
+  // while at least one is loaded.
+  addSkill(skill) {
+    if (!isPlainObject(skill)) throw badCall('addSkill: the skill must be an object {name, description, allowedTools?, content}');
+    this.#sync('addSkill', toData(skill, 'addSkill', badCall));
+  }
+  removeSkill(name) { return this.#sync('removeSkill', { name: str(name, 'name', 'removeSkill') }); }
+  skillNames() { return this.#sync('skillNames'); }
+
   // close cancels what is in flight (those calls reject with
   // SESSION_CLOSED), ends event streams, and releases the session.
   async close() {

@@ -62,14 +62,15 @@ test('tasks: three explore children overlap, each offered only its tools; result
   }
 });
 
-test('parallel_task: a hung child is failed after timeout_ms 300 and its connection closed', async () => {
+test('parallel_task: a hung child is failed after timeout_ms and its connection closed', async () => {
   const { s, script } = await session([text('warm'), text('a'), text('b'), stall]);
   try {
     await warm(s);
     const t0 = Date.now();
-    const res = await s.tool('parallel_task', { tasks: [explore('1'), explore('2'), explore('3')], timeout_ms: 300, allow_partial_failure: true });
-    // Well under a second on an idle machine; the room is for a loaded
-    // one (the hung child alone would hold the call forever).
+    const res = await s.tool('parallel_task', { tasks: [explore('1'), explore('2'), explore('3')], timeout_ms: 1000, allow_partial_failure: true });
+    // The Go test (agent/delegate_test.go, native and js/wasm) pins
+    // timeout_ms 300 and < 1 s; here the two answering children get room
+    // on a loaded machine (the hung child alone would hold the call forever).
     assert.ok(Date.now() - t0 < 3000, `took ${Date.now() - t0} ms`);
     const meta = JSON.parse(res.metadataJson);
     assert.equal(meta.success_count, 2);
@@ -98,4 +99,34 @@ test('background: the result is read after the call returned; close cancels one 
   await s2.close();
   assert.ok(Date.now() - t0 < 3000, `close took ${Date.now() - t0} ms`);
   assert.equal((await log(script.id, 1)).disconnects, 1);
+});
+
+test('skills: listed only while loaded; a read(*) skill is denied write', async () => {
+  const call = (id, name, args) => ({ events: [{ tool: { index: 0, id, name } }, { args: { index: 0, fragment: JSON.stringify(args) } },
+    { finish: { stop: 'tool_use', usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 } } }] });
+  const { s } = await session([call('call_w', 'write', { file_path: 'out.txt', content: 'x' }), text('done')],
+    {});
+  try {
+    assert.ok(!s.toolNames().includes('Skill'));
+    s.addSkill({ name: 'reader', description: 'Reads', allowedTools: ['read(*)'], content: 'Read a.txt.' });
+    assert.deepEqual(s.skillNames(), ['reader']);
+    assert.ok(s.toolNames().includes('Skill') && s.toolNames().includes('search_skills'));
+    const ev = s.events();
+    const res = await s.tool('Skill', { skill_name: 'reader' });
+    assert.equal(res.exitCode, 0, res.output);
+    const denied = [];
+    for (;;) {
+      const { value } = await ev.next();
+      if (value.type === 'permission_denied') denied.push(value.payload.tool_name);
+      if (value.type === 'tool_end' && value.payload.name === 'Skill') break;
+    }
+    await ev.return();
+    assert.deepEqual(denied, ['write']);
+    await assert.rejects(s.readText('out.txt'));
+    assert.throws(() => s.addSkill({ name: 'bad name' }), (e) => e.code === 'INVALID_CALL');
+    assert.equal(s.removeSkill('reader'), true);
+    assert.ok(!s.toolNames().includes('Skill'));
+  } finally {
+    await s.close();
+  }
 });
