@@ -13,6 +13,8 @@ import (
 	"github.com/a3s-lab/code-wasm/core"
 	"github.com/a3s-lab/code-wasm/kernel"
 	"github.com/a3s-lab/code-wasm/llm/llmtest"
+	"github.com/a3s-lab/code-wasm/workspace"
+	"github.com/a3s-lab/code-wasm/workspace/memfs"
 )
 
 // Delegation against the scripted provider server: the children's
@@ -294,5 +296,109 @@ func TestCloseDuringFanOutSettles(t *testing.T) {
 	checkSubagents(t, evs, agent.TaskTool)
 	if n := count(evs, agent.EventSubagentEnd); n != 8 {
 		t.Errorf("%d subagent_end", n)
+	}
+}
+
+func TestBackgroundTaskResultLaterAndCloseCancels(t *testing.T) {
+	slow := text("later")
+	slow.DelayMs = 200
+	w := newWire(t, "openai", core.Options{}, slow)
+	bg := explore("bg")
+	bg.Background = true
+	start := time.Now()
+	res, err := w.s.Task(context.Background(), bg)
+	if err != nil || res.ExitCode != 0 || !strings.HasPrefix(res.Output, "Task started in background. Task ID: task-") {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if time.Since(start) >= 200*time.Millisecond {
+		t.Errorf("the background call waited for its child (%v)", time.Since(start))
+	}
+	id := res.Metadata["task_ids"].([]string)[0]
+	b, ok := w.s.BackgroundTask(context.Background(), id, true)
+	if !ok || !b.Done || b.Result.Output != "later" || b.Result.Metadata["task_id"] != id {
+		t.Fatalf("%v %+v", ok, b)
+	}
+
+	w2 := newWire(t, "openai", core.Options{}, llmtest.Reply{End: "stall"})
+	res, _ = w2.s.Task(context.Background(), bg)
+	id = res.Metadata["task_ids"].([]string)[0]
+	for len(w2.log(0).Requests) < 1 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if b, _ := w2.s.BackgroundTask(context.Background(), id, false); b.Done {
+		t.Fatal("a stalled background task is done")
+	}
+	start = time.Now()
+	w2.s.Close()
+	if took := time.Since(start); took >= time.Second {
+		t.Errorf("close took %v", took)
+	}
+	b, _ = w2.s.BackgroundTask(context.Background(), id, false)
+	if !b.Done || b.Result.ExitCode == 0 {
+		t.Errorf("after close: %+v", b)
+	}
+	if l := w2.log(1); l.Disconnects != 1 {
+		t.Errorf("%d disconnects", l.Disconnects)
+	}
+	// A background child ends after its task call did: one end per start.
+	evs := w2.events()
+	if s, e := count(evs, agent.EventSubagentStart), count(evs, agent.EventSubagentEnd); s != 1 || e != 1 {
+		t.Errorf("%d subagent_start, %d subagent_end", s, e)
+	}
+}
+
+func TestCustomAgents(t *testing.T) {
+	ctx := context.Background()
+	ws, _ := workspace.New(memfs.New())
+	ws.WriteFile(ctx, ".a3s/agents/lister.md", []byte("---\ndescription: Lists files\nmax_steps: 3\npermissions:\n  allow: [ls]\n---\nYou list files."))
+	ws.WriteFile(ctx, ".a3s/agents/broken.yaml", []byte("permissions: [oops"))
+	opts := core.Options{Workspace: ws, Agents: []agent.Def{{Name: "echo", Description: "Echoes", Prompt: "You echo."}}}
+	w := newWire(t, "openai", opts, text("ok"))
+	if !strings.Contains(strings.Join(w.s.Warnings(), "\n"), ".a3s/agents/broken.yaml skipped") {
+		t.Errorf("warnings %v", w.s.Warnings())
+	}
+	var desc string
+	for _, d := range w.s.ToolDefinitions() {
+		if d.Name == agent.TaskTool {
+			desc = d.Description
+		}
+	}
+	if !strings.Contains(desc, "- lister: Lists files") || !strings.Contains(desc, "- echo: Echoes") {
+		t.Errorf("task's description lacks the custom agents: %s", desc)
+	}
+	res, err := w.s.Tasks(ctx, []agent.TaskSpec{{Agent: "lister", Description: "l", Prompt: "list"}, {Agent: "general-purpose", Description: "g", Prompt: "go"}}, core.TaskOptions{})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("%v %+v", err, res)
+	}
+	for _, r := range w.log(0).Requests {
+		var req struct {
+			Messages []struct {
+				Role    string `json:"role"`
+				Content string `json:"content"`
+			} `json:"messages"`
+		}
+		json.Unmarshal(r.Body, &req)
+		tools := requestTools(t, r.Body)
+		switch req.Messages[0].Content {
+		case "You list files.":
+			if !slices.Equal(tools, []string{"ls"}) {
+				t.Errorf("lister offered %v", tools)
+			}
+		default:
+			if !strings.HasPrefix(req.Messages[0].Content, "You carry out one self-contained piece of work") {
+				t.Errorf("the general-purpose alias ran %q", req.Messages[0].Content)
+			}
+		}
+	}
+}
+
+func TestSkillHintInSystemPromptOnly(t *testing.T) {
+	w := newWire(t, "openai", core.Options{SystemPrompt: "Be brief.", Skills: []agent.Skill{{Name: "secret-skill", Content: "BODY-NEVER-IN-PROMPT"}}}, text("hi"))
+	if _, err := w.s.Send(context.Background(), "hello", nil); err != nil {
+		t.Fatal(err)
+	}
+	body := string(w.log(0).Requests[0].Body)
+	if !strings.Contains(body, "Be brief.\\n\\nSkills are available: find one with search_skills") || strings.Contains(body, "BODY-NEVER-IN-PROMPT") {
+		t.Errorf("request %s", body[:min(len(body), 600)])
 	}
 }
