@@ -171,6 +171,9 @@ func (v *invocation) gate(ctx context.Context) *denial {
 	if g.SkillRestriction.Enabled && !slices.ContainsFunc(g.SkillRestriction.AllowedTools, func(p string) bool { return matchName(p, v.name) }) {
 		return &denial{reason: fmt.Sprintf("tool %s is not allowed by the active skill", v.name)}
 	}
+	if d := v.narrowed(ctx); d != nil {
+		return d
+	}
 	fx := effectsOf(v.t, v.args)
 	var a callArgs
 	if !g.Permission.Disabled {

@@ -24,7 +24,9 @@ export type ErrorCode =
   /** send/stream on a session created without the llm option. */
   | 'NO_LLM'
   /** The agent run started and did not finish; `result` is the AgentResult so far with its errorKind. */
-  | 'AGENT_FAILED';
+  | 'AGENT_FAILED'
+  /** task/tasks on a session created with manualDelegationEnabled: false. */
+  | 'NO_DELEGATION';
 
 /** Every rejection is a CodeWasmError (npm/src/errors.mjs). */
 export class CodeWasmError extends Error {
@@ -463,6 +465,70 @@ export interface SessionOptions {
   mcpServers?: McpServer[];
   /** web_fetch's reach: public addresses only, except allowOrigins. */
   webFetch?: WebFetchOptions;
+  /** Custom agents for task/parallel_task, after the built-ins and the workspace's .a3s/agents files (same name: replaces). */
+  agents?: AgentDefinition[];
+  /** Delegated agents running at once across the session (1–32); default 8. */
+  maxParallelTasks?: number;
+  /** false leaves task and parallel_task out (task/tasks reject NO_DELEGATION). Default true with llm. */
+  manualDelegationEnabled?: boolean;
+  /** Workspace directories SKILL.md files load from (name.md or name/SKILL.md, recursive); default ['.a3s/skills']. A file that does not parse is skipped. */
+  skillDirs?: string[];
+  /** Skills added after those of skillDirs. */
+  skills?: SkillDefinition[];
+}
+
+/** A skill (session.addSkill, options.skills). Go: agent/skills.go Skill */
+export interface SkillDefinition {
+  /** No spaces or slashes. */
+  name: string;
+  description?: string;
+  /** The instructions. */
+  content?: string;
+  /** Permission rules (`read(*)`, `grep`, `bash(command:gh *)`, `*`); inside the skill every other call is denied, and the session's policy still applies. */
+  allowedTools?: string[];
+  /** Skill refuses it; search_skills leaves it out. */
+  disableModelInvocation?: boolean;
+  kind?: 'instruction' | 'persona' | 'tool';
+  tags?: string[];
+  version?: string;
+}
+
+/** A custom agent. Go: agent/catalog.go Def */
+export interface AgentDefinition {
+  name: string;
+  description?: string;
+  /** The agent's system prompt. */
+  prompt: string;
+  /** Its tool rounds; default 50. */
+  maxSteps?: number;
+  /** Narrows the session's policy inside the agent (default decision deny); task and parallel_task are always denied there. */
+  permissions?: { allow?: string[]; deny?: string[]; ask?: string[]; defaultDecision?: 'allow' | 'deny' | 'ask' };
+  /** What the agent's own ask means: auto_approve (the session's policy decides) or deny. Default: auto_approve when permissions are given, else deny. */
+  confirmationInheritance?: 'auto_approve' | 'deny';
+  /** Left out of the catalog the model reads. */
+  hidden?: boolean;
+}
+
+/** One delegated task (session.task, session.tasks). Go: agent/delegate.go TaskSpec */
+export interface TaskSpec {
+  /** explore, general, plan, verification, review (or an alias), or a custom agent. */
+  agent: string;
+  description: string;
+  prompt: string;
+  /** Resolves at once with the task id (metadata.task_ids); read the result with taskResult. */
+  background?: boolean;
+  maxSteps?: number;
+  /** A JSON Schema the answer must follow; the parsed answer is metadata.structured. */
+  outputSchema?: Record<string, unknown>;
+}
+
+/** A background task's state (session.taskResult). */
+export interface BackgroundTask {
+  taskId: string;
+  agent: string;
+  done: boolean;
+  /** The task's ToolResult once done. */
+  result?: ToolResult;
 }
 
 /** An MCP server (Streamable HTTP). Go: mcp/servers.go Config */
@@ -737,6 +803,25 @@ export interface Session {
   registerTool(tool: HostTool): void;
   /** Removes a host tool; false when there was none. */
   unregisterTool(name: string): boolean;
+
+  /**
+   * Runs one delegated agent (the task tool, trusted; the agent's own calls are governed and can only
+   * narrow the session's policy). Metadata: {task_id, session_id, agent, success, output_bytes,
+   * truncated_for_context, artifact_id, artifact_uri, structured, source_anchors}. Rejects NO_LLM
+   * without llm; a failed agent is exit 1 with errorKind partial_failure.
+   */
+  task(task: TaskSpec, opts?: CallOptions): Promise<ToolResult>;
+  /** Runs 1–32 delegated agents concurrently; metadata lists their results in order (task_count, success_count, results, …). */
+  tasks(tasks: TaskSpec[], opts?: CallOptions & { allowPartialFailure?: boolean; timeoutMs?: number; minSuccessCount?: number }): Promise<ToolResult>;
+  /** A background task's state; `wait: true` resolves once it finished. Rejects INVALID_CALL for an unknown id. */
+  taskResult(taskId: string, opts?: CallOptions & { wait?: boolean }): Promise<BackgroundTask>;
+
+  /** Adds (or, with the same name, replaces) a skill; throws INVALID_CALL naming what is wrong. */
+  addSkill(skill: SkillDefinition): void;
+  /** Removes a skill; false when there was none. */
+  removeSkill(name: string): boolean;
+  /** The loaded skills, sorted. */
+  skillNames(): string[];
 
   /** Cancels in-flight calls (they reject SESSION_CLOSED), ends event streams, releases the session. */
   close(): Promise<void>;

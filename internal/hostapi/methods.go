@@ -14,7 +14,8 @@ import (
 // events.go); dispatch (hostapi.go) finds them by name. Adding a method
 // is adding a row and its function.
 var methods = table(sessionMethods, toolMethods, governanceMethods, eventMethods,
-	llmMethods, execMethods, contentMethods, mcpMethods, hostToolMethods)
+	llmMethods, execMethods, contentMethods, mcpMethods, hostToolMethods,
+	delegationMethods, skillMethods)
 
 // row is one method of the table.
 type row struct {

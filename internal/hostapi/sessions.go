@@ -66,6 +66,10 @@ func (t *Sessions) Create(ctx context.Context, raw []byte, host Host, env Env) (
 		closeDriver(ws)
 		return 0, errf(CodeInvalidOptions, "createSession: options.%v", err)
 	}
+	if err := o.delegationOptions(&opts); err != nil {
+		closeDriver(ws)
+		return 0, errf(CodeInvalidOptions, "createSession: options.%v", err)
+	}
 	s, err := core.New(opts)
 	if err != nil {
 		closeDriver(ws)

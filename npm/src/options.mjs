@@ -127,6 +127,8 @@ const OPTION_KEYS = new Set([
   'mcpServers',
   // h-webtools
   'webFetch',
+  // h-skills
+  'agents', 'maxParallelTasks', 'manualDelegationEnabled', 'skillDirs', 'skills',
 ]);
 
 const HOOK_EVENTS = ['pre_tool_use', 'post_tool_use'];

@@ -435,6 +435,40 @@ export class Session {
     return it;
   }
 
+  // Delegation (h-skills; Go: agent/delegate.go, internal/hostapi/delegation.go).
+  // task({agent, description, prompt, background?, maxSteps?, outputSchema?})
+  // and tasks([...], {allowPartialFailure?, timeoutMs?, minSuccessCount?})
+  // run the task tool as a trusted host call and resolve to its ToolResult.
+  async task(spec, opts) {
+    if (!isPlainObject(spec)) throw badCall('task: the task must be an object {agent, description, prompt}');
+    return this.#call('task', toData(spec, 'task', badCall), opts);
+  }
+  async tasks(specs, opts) {
+    if (!Array.isArray(specs)) throw badCall('tasks: the tasks must be an array of {agent, description, prompt}');
+    checkOpts(opts, 'tasks', ['allowPartialFailure', 'timeoutMs', 'minSuccessCount', 'signal']);
+    const { signal, ...rest } = opts ?? {};
+    return this.#call('tasks', toData({ tasks: specs, ...rest }, 'tasks', badCall), signal === undefined ? undefined : { signal });
+  }
+  // taskResult(taskId, {wait?}) is a background task's state {taskId,
+  // agent, done, result?}; wait: true resolves once it finished.
+  async taskResult(taskId, opts) {
+    checkOpts(opts, 'taskResult', ['wait', 'signal']);
+    const args = { taskId: str(taskId, 'taskId', 'taskResult') };
+    if (opts?.wait !== undefined) args.wait = opts.wait;
+    return this.#call('taskResult', toData(args, 'taskResult', badCall), opts?.signal === undefined ? undefined : { signal: opts.signal });
+  }
+
+  // Skills (h-skills; Go: agent/skills.go). addSkill({name, description?,
+  // content?, allowedTools?, disableModelInvocation?, kind?, tags?,
+  // version?}) adds or replaces one; search_skills and Skill are listed
+  // while at least one is loaded.
+  addSkill(skill) {
+    if (!isPlainObject(skill)) throw badCall('addSkill: the skill must be an object {name, description, allowedTools?, content}');
+    this.#sync('addSkill', toData(skill, 'addSkill', badCall));
+  }
+  removeSkill(name) { return this.#sync('removeSkill', { name: str(name, 'name', 'removeSkill') }); }
+  skillNames() { return this.#sync('skillNames'); }
+
   // close cancels what is in flight (those calls reject with
   // SESSION_CLOSED), ends event streams, and releases the session.
   async close() {
