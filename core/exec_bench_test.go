@@ -22,6 +22,14 @@ import (
 // changed files.
 
 func BenchmarkBashTrue(b *testing.B) {
+	// The floor in the same run: what spawning bash alone costs here.
+	b.Run("floor-bash-c-true", func(b *testing.B) {
+		for b.Loop() {
+			if err := exec.Command("/bin/bash", "-c", "true").Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	for name, o := range sandboxModes() {
 		b.Run(name, func(b *testing.B) {
 			s := dirSession(b, b.TempDir(), o)
@@ -61,6 +69,20 @@ func BenchmarkGit(b *testing.B) {
 		b.Fatal(err, first)
 	}
 	head := strings.SplitN(first.Metadata["page"].(map[string]any)["next_cursor"].(string), ":", 2)[0]
+	// The floors in the same run: the same git work spawned bare.
+	raw := func(args ...string) func(b *testing.B) {
+		return func(b *testing.B) {
+			for b.Loop() {
+				cmd := exec.Command("git", args...)
+				cmd.Dir = dir
+				if err := cmd.Run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	b.Run("floor-raw-log-skip-1990", raw("log", "--format=%H%x00%an%x00%aI%x00%s", "-n", "11", "--skip=1990", head, "--"))
+	b.Run("floor-raw-status-porcelain", raw("status", "--porcelain=v1", "--branch", "--untracked-files=all"))
 	b.Run("log-offset-1990", func(b *testing.B) {
 		for b.Loop() {
 			r, err := s.Git(ctx, core.GitOptions{Command: "log", Limit: 10, Cursor: head + ":1990"})
