@@ -22,7 +22,7 @@ const SETTLE_MS = 500;
 // the EXIT trap waits while a background child holds the output pipes.
 const SHELL_WRAP = 'trap \'pwd -P >&3\' EXIT; __a3s_cmd=$1; shift; eval "$__a3s_cmd" 3>&-';
 const SANDBOX_WRAP = '__a3s_held() { local f; for f in /proc/[0-9]*/fd/*; do case $f in /proc/1/*|/proc/$$/*) ;; *) [[ $f -ef /proc/1/fd/1 || $f -ef /proc/1/fd/2 ]] && return 0;; esac; done; return 1; }; ' +
-  'trap \'__a3s_rc=$?; pwd -P >&3; while __a3s_held; do sleep 0.05; done; exit $__a3s_rc\' EXIT; __a3s_cmd=$1; shift; eval "$__a3s_cmd" 3>&-';
+  'trap \'__a3s_rc=$?; pwd -P >&3; while __a3s_held; do /bin/sleep 0.05; done; exit $__a3s_rc\' EXIT; __a3s_cmd=$1; shift; eval "$__a3s_cmd" 3>&-';
 
 // Process groups still running, killed if Node exits first (a detached
 // child gets no SIGHUP).

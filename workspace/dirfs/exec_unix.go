@@ -45,9 +45,10 @@ const shellWrap = `trap 'pwd -P >&3' EXIT; __a3s_cmd=$1; shift; eval "$__a3s_cmd
 // trap waits while a process other than bwrap's init (pid 1, which holds
 // the pipes itself) and the shell has a descriptor on either pipe: a
 // glob of the namespace's few /proc entries, then a 50 ms poll only while
-// one does.
+// one does (/bin/sleep by path: the command may have changed PATH or
+// defined a sleep function).
 const sandboxWrap = `__a3s_held() { local f; for f in /proc/[0-9]*/fd/*; do case $f in /proc/1/*|/proc/$$/*) ;; *) [[ $f -ef /proc/1/fd/1 || $f -ef /proc/1/fd/2 ]] && return 0;; esac; done; return 1; }; ` +
-	`trap '__a3s_rc=$?; pwd -P >&3; while __a3s_held; do sleep 0.05; done; exit $__a3s_rc' EXIT; __a3s_cmd=$1; shift; eval "$__a3s_cmd" 3>&-`
+	`trap '__a3s_rc=$?; pwd -P >&3; while __a3s_held; do /bin/sleep 0.05; done; exit $__a3s_rc' EXIT; __a3s_cmd=$1; shift; eval "$__a3s_cmd" 3>&-`
 
 // runner runs commands in one root.
 type runner struct {
