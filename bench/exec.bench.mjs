@@ -56,7 +56,10 @@ try {
     rows.push([`bash true (sandbox ${sandbox})`, 'bash -c true', ...await paired(N, bare(dir, ['/bin/bash', '-c', 'true']), () => s.bash('true'))]);
     if (sandbox === 'none') {
       const cmd = 'head -c 5242880 /dev/zero; head -c 5242880 /dev/zero >&2';
-      rows.push(['bash 10 MiB capture', 'the same, piped', ...await paired(Math.ceil(N / 3), bare(dir, ['/bin/bash', '-c', cmd]), () => s.bash(cmd))]);
+      rows.push(['bash 10 MiB capture (NUL bytes)', 'the same, piped', ...await paired(Math.ceil(N / 3), bare(dir, ['/bin/bash', '-c', cmd]), () => s.bash(cmd))]);
+      // Text: a NUL crosses the wasm boundary as JSON's \u0000, six bytes.
+      const text = 'yes abcdefghi | head -c 5242880; yes abcdefghi | head -c 5242880 >&2';
+      rows.push(['bash 10 MiB capture (text)', 'the same, piped', ...await paired(Math.ceil(N / 3), bare(dir, ['/bin/bash', '-c', text]), () => s.bash(text))]);
     }
     await s.close();
   }
