@@ -799,10 +799,11 @@ export interface Session {
   /**
    * Registers a host tool. The name must not shadow a built-in or start with mcp__; parameters must
    * compile as a JSON Schema. A throw or rejection is exit 1 with its message. Throws INVALID_CALL.
+   * In the browser build (Go runs in a Worker) it returns a Promise, rejected with that error.
    */
-  registerTool(tool: HostTool): void;
-  /** Removes a host tool; false when there was none. */
-  unregisterTool(name: string): boolean;
+  registerTool(tool: HostTool): void | Promise<void>;
+  /** Removes a host tool; false when there was none (a Promise of it in the browser build). */
+  unregisterTool(name: string): boolean | Promise<boolean>;
 
   /**
    * Runs one delegated agent (the task tool, trusted; the agent's own calls are governed and can only
@@ -816,10 +817,10 @@ export interface Session {
   /** A background task's state; `wait: true` resolves once it finished. Rejects INVALID_CALL for an unknown id. */
   taskResult(taskId: string, opts?: CallOptions & { wait?: boolean }): Promise<BackgroundTask>;
 
-  /** Adds (or, with the same name, replaces) a skill; throws INVALID_CALL naming what is wrong. */
-  addSkill(skill: SkillDefinition): void;
-  /** Removes a skill; false when there was none. */
-  removeSkill(name: string): boolean;
+  /** Adds (or, with the same name, replaces) a skill; throws INVALID_CALL naming what is wrong (in the browser build: a Promise, rejected with it). */
+  addSkill(skill: SkillDefinition): void | Promise<void>;
+  /** Removes a skill; false when there was none (a Promise of it in the browser build). */
+  removeSkill(name: string): boolean | Promise<boolean>;
   /** The loaded skills, sorted. */
   skillNames(): string[];
 

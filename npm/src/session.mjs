@@ -95,9 +95,12 @@ export class Session {
     finalizer?.register(this, { api, id }, this);
   }
 
+  // In the browser build the registrations (registerTool, addSkill, …)
+  // answer a Promise of the JSON: Go runs in a Worker.
   #sync(method, args) {
     if (this.#closed) throw closedError(method);
     const r = this.#api.callSync(this.#id, method, args === undefined ? '' : JSON.stringify(args));
+    if (typeof r?.then === 'function') return r.then((v) => JSON.parse(v));
     if (typeof r !== 'string') throw new CodeWasmError(r.error, r.code);
     return JSON.parse(r);
   }
@@ -339,17 +342,30 @@ export class Session {
     const { handler, ...rest } = spec;
     if (typeof handler !== 'function') throw badCall('registerTool: handler must be a function (args, {signal, invoke}) => result');
     const wire = toData(rest, 'registerTool', badCall);
-    this.#sync('registerTool', wire);
-    this.#fns.tools ??= new Map();
-    this.#fns.tools.set(wire.name, (payload, ctx) => handler(payload.args, {
+    const fn = (payload, ctx) => handler(payload.args, {
       signal: ctx.signal,
       invoke: (name, args) => this.#call('hostToolInvoke', { callId: payload.callId, name, args: args ?? {} }),
-    }));
+    });
+    this.#fns.tools ??= new Map();
+    const before = this.#fns.tools.get(wire.name);
+    this.#fns.tools.set(wire.name, fn); // in place before Go lists the tool
+    let r;
+    try {
+      r = this.#sync('registerTool', wire);
+    } catch (e) {
+      this.#restoreTool(wire.name, before);
+      throw e;
+    }
+    if (typeof r?.then === 'function') return r.then(() => {}, (e) => { this.#restoreTool(wire.name, before); throw e; });
+  }
+  #restoreTool(name, before) {
+    if (before) this.#fns.tools.set(name, before);
+    else this.#fns.tools.delete(name);
   }
   unregisterTool(name) {
-    const ok = this.#sync('unregisterTool', { name: str(name, 'name', 'unregisterTool') });
-    if (ok) this.#fns.tools?.delete(name);
-    return ok;
+    const r = this.#sync('unregisterTool', { name: str(name, 'name', 'unregisterTool') });
+    const done = (ok) => { if (ok) this.#fns.tools?.delete(name); return ok; };
+    return typeof r?.then === 'function' ? r.then(done) : done(r);
   }
 
   // Human in the loop.
@@ -464,7 +480,8 @@ export class Session {
   // while at least one is loaded.
   addSkill(skill) {
     if (!isPlainObject(skill)) throw badCall('addSkill: the skill must be an object {name, description, allowedTools?, content}');
-    this.#sync('addSkill', toData(skill, 'addSkill', badCall));
+    const r = this.#sync('addSkill', toData(skill, 'addSkill', badCall));
+    if (typeof r?.then === 'function') return r.then(() => {});
   }
   removeSkill(name) { return this.#sync('removeSkill', { name: str(name, 'name', 'removeSkill') }); }
   skillNames() { return this.#sync('skillNames'); }
