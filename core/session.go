@@ -58,6 +58,9 @@ type Options struct {
 	// WebFetch is the web_fetch tool (tools.NewWebFetch); nil leaves it
 	// out.
 	WebFetch *tools.WebFetch
+	// WebSearch is the web_search tool (tools.NewWebSearch over the host's
+	// providers); nil leaves it out (API.md: listed only with a provider).
+	WebSearch *tools.WebSearch
 }
 
 // Session is the portable type users hold: a workspace, its tool surface,
@@ -107,6 +110,11 @@ func New(opts Options) (*Session, error) {
 	}
 	if opts.WebFetch != nil {
 		if err := reg.RegisterBuiltin(opts.WebFetch); err != nil {
+			return nil, err
+		}
+	}
+	if opts.WebSearch != nil {
+		if err := reg.RegisterBuiltin(opts.WebSearch); err != nil {
 			return nil, err
 		}
 	}

@@ -459,6 +459,8 @@ export interface SessionOptions {
   mcpServers?: McpServer[];
   /** web_fetch's reach: public addresses only, except allowOrigins. */
   webFetch?: WebFetchOptions;
+  /** web_search's engines; without providers web_search is not listed. */
+  webSearch?: WebSearchOptions;
 }
 
 /** An MCP server (Streamable HTTP). Go: mcp/servers.go Config */
@@ -502,6 +504,40 @@ export interface McpStatus {
 export interface WebFetchOptions {
   /** Exact origins such as 'http://127.0.0.1:8787' (scheme://host[:port]). */
   allowOrigins?: string[];
+}
+
+/** createSession({ webSearch }): the engines web_search asks. Go: tools/web_search.go NewWebSearch */
+export interface WebSearchOptions {
+  providers: WebSearchProvider[];
+}
+
+/**
+ * One web_search engine. search resolves to at most limit results; a rate limit is signalled by
+ * throwing an error whose code is 'rate_limited' (optionally with retryAfterMs), a timeout with
+ * code 'timeout'; anything else counts as a failure of this engine. Go: tools.SearchProvider
+ */
+export interface WebSearchProvider {
+  /** 1–64 characters of [A-Za-z0-9_-], unique; the name web_search's engines argument uses. */
+  name: string;
+  search(query: string, opts: { limit: number; signal: AbortSignal }): Promise<WebSearchHit[]> | WebSearchHit[];
+}
+
+export interface WebSearchHit {
+  title: string;
+  url: string;
+  snippet?: string;
+}
+
+/** session.webSearch(args): web_search's arguments. */
+export interface WebSearchArgs {
+  query: string;
+  /** Engine names, an array or a comma-separated string; default all. */
+  engines?: string[] | string;
+  /** Default 10, maximum 50. */
+  limit?: number;
+  /** Seconds; default 20, maximum 60. */
+  timeout?: number;
+  format?: 'text' | 'json';
 }
 
 export interface ReadFileOptions extends CallOptions {
@@ -733,6 +769,13 @@ export interface Session {
   registerTool(tool: HostTool): void;
   /** Removes a host tool; false when there was none. */
   unregisterTool(name: string): boolean;
+
+  /**
+   * Runs web_search (listed only with options.webSearch providers). metadata.status is complete, partial
+   * or failed; failed (no results and an engine failed) is exitCode 1 with errorKind rate_limited,
+   * timeout or transport.
+   */
+  webSearch(args: WebSearchArgs, opts?: CallOptions): Promise<ToolResult>;
 
   /** Cancels in-flight calls (they reject SESSION_CLOSED), ends event streams, releases the session. */
   close(): Promise<void>;

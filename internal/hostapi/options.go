@@ -103,6 +103,8 @@ type Options struct {
 	// McpServers connect at start (mcp.go).
 	McpServers []mcp.Config  `json:"mcpServers"`
 	WebFetch   *WebFetchSpec `json:"webFetch"`
+	// WebSearch's providers are JS functions (websearch.go).
+	WebSearch *WebSearchSpec `json:"webSearch"`
 }
 
 // WebFetchSpec is options.webFetch: AllowOrigins are exact origins
