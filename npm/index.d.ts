@@ -508,18 +508,34 @@ export interface WebFetchOptions {
 
 /** createSession({ webSearch }): the engines web_search asks. Go: tools/web_search.go NewWebSearch */
 export interface WebSearchOptions {
-  providers: WebSearchProvider[];
+  providers: (WebSearchProvider | WebSearchEndpoint)[];
 }
 
 /**
- * One web_search engine. search resolves to at most limit results; a rate limit is signalled by
- * throwing an error whose code is 'rate_limited' (optionally with retryAfterMs), a timeout with
- * code 'timeout'; anything else counts as a failure of this engine. Go: tools.SearchProvider
+ * One web_search engine run by the app. search resolves to at most limit results; a rate limit is
+ * signalled by throwing an error whose code is 'rate_limited' (optionally with retryAfterMs), a
+ * timeout with code 'timeout'; anything else counts as a failure of this engine. Go: tools.SearchProvider
  */
 export interface WebSearchProvider {
   /** 1–64 characters of [A-Za-z0-9_-], unique; the name web_search's engines argument uses. */
   name: string;
   search(query: string, opts: { limit: number; signal: AbortSignal }): Promise<WebSearchHit[]> | WebSearchHit[];
+}
+
+/**
+ * One web_search engine the session reaches itself over HTTP (public addresses only, unless the
+ * origin is in webFetch.allowOrigins). Go: tools.HTTPSearchConfig
+ */
+export interface WebSearchEndpoint {
+  name: string;
+  /** searxng: a SearXNG instance's search URL, asked with format=json; brave: the Brave Search API. */
+  kind: 'searxng' | 'brave';
+  /** Required for searxng (https://searx.example/search); brave defaults to its public API URL. */
+  url?: string;
+  /** Required for brave (X-Subscription-Token). Visible to a page's users in a browser. */
+  apiKey?: string;
+  /** Sent with every request. */
+  headers?: Record<string, string>;
 }
 
 export interface WebSearchHit {

@@ -9,12 +9,12 @@ import (
 	"github.com/a3s-lab/code-wasm/tools"
 )
 
-// WebSearchSpec is options.webSearch: the providers JS keeps (their
-// search functions answer the host kind "webSearch"); Go sees their names.
+// WebSearchSpec is options.webSearch. A provider with a search function
+// stays in JS (Go sees its name; the host kind "webSearch" asks it); one
+// with a kind (searxng, brave) is reached from Go over HTTP, under
+// webFetch.allowOrigins like web_fetch.
 type WebSearchSpec struct {
-	Providers []struct {
-		Name string `json:"name"`
-	} `json:"providers"`
+	Providers []tools.HTTPSearchConfig `json:"providers"`
 }
 
 // webSearchTool builds web_search over the JS providers o names; nil
@@ -23,11 +23,23 @@ func (o *Options) webSearchTool(host Host) (*tools.WebSearch, error) {
 	if o.WebSearch == nil {
 		return nil, nil
 	}
-	if host == nil {
-		return nil, fmt.Errorf("webSearch needs the host dispatcher")
+	var allow []string
+	if o.WebFetch != nil {
+		allow = o.WebFetch.AllowOrigins
 	}
 	ps := make([]tools.SearchProvider, len(o.WebSearch.Providers))
 	for i, p := range o.WebSearch.Providers {
+		if p.Kind != "" {
+			e, err := tools.NewHTTPSearch(p, allow)
+			if err != nil {
+				return nil, err
+			}
+			ps[i] = e
+			continue
+		}
+		if host == nil {
+			return nil, fmt.Errorf("webSearch.providers[%d] has no kind and its search function needs the host dispatcher", i)
+		}
 		ps[i] = &hostSearch{host: host, name: p.Name}
 	}
 	return tools.NewWebSearch(ps)

@@ -182,18 +182,25 @@ export function splitLlm(l, at) {
   return [wire, client];
 }
 
-// splitWebSearch checks options.webSearch {providers: [{name, search}]}:
-// Go gets the names (and checks them), JS keeps the search functions by name.
+// splitWebSearch checks options.webSearch {providers: [...]}: a provider
+// {name, search(query, {limit, signal})} stays in JS (Go gets its name); one
+// {name, kind: 'searxng' | 'brave', url?, apiKey?, headers?} is data Go
+// checks and reaches over HTTP itself.
 export function splitWebSearch(o, at) {
-  if (!isPlainObject(o)) throw invalid(`${at} must be an object {providers: [{name, search(query, {limit, signal})}]}`);
+  if (!isPlainObject(o)) throw invalid(`${at} must be an object {providers: [{name, search(query, {limit, signal})} or {name, kind, url?, apiKey?}]}`);
   for (const k of Object.keys(o)) if (k !== 'providers') throw invalid(`${at}: unknown key "${k}" (known: providers)`);
-  if (!Array.isArray(o.providers)) throw invalid(`${at}.providers must be an array of {name, search(query, {limit, signal})}`);
+  if (!Array.isArray(o.providers)) throw invalid(`${at}.providers must be an array of {name, search(query, {limit, signal})} or {name, kind, url?, apiKey?}`);
   /** @type {Map<string, Function>} */
   const fns = new Map();
   const providers = o.providers.map((p, i) => {
-    if (p === null || typeof p !== 'object') throw invalid(`${at}.providers[${i}] must be an object {name, search}`);
-    if (typeof p.name !== 'string') throw invalid(`${at}.providers[${i}].name must be a string`);
-    fns.set(p.name, fnRequired(p.search, `${at}.providers[${i}].search`, 'web_search calls it with (query, {limit, signal})'));
+    const pat = `${at}.providers[${i}]`;
+    if (p === null || typeof p !== 'object') throw invalid(`${pat} must be an object {name, search} or {name, kind, url?, apiKey?}`);
+    if (typeof p.name !== 'string') throw invalid(`${pat}.name must be a string`);
+    if (p.kind !== undefined) {
+      if (p.search !== undefined) throw invalid(`${pat}: give search or kind, not both`);
+      return toData(p, pat, invalid, 3);
+    }
+    fns.set(p.name, fnRequired(p.search, `${pat}.search`, 'web_search calls it with (query, {limit, signal}); or give kind: searxng or brave'));
     return { name: p.name };
   });
   return [{ providers }, fns];

@@ -10,7 +10,8 @@ const meta = (r) => (r.metadataJson ? JSON.parse(r.metadataJson) : undefined);
 const kind = (r) => (r.errorKindJson ? JSON.parse(r.errorKindJson) : undefined);
 
 // The fake API: /ok/<prefix> answers 3 results, /empty none, /down 500,
-// /limited 429 with Retry-After 7, /hang never answers.
+// /limited 429 with Retry-After 7, /hang never answers; /searx/search
+// answers as a SearXNG instance does.
 let server, origin;
 const hits = new Map();
 before(async () => {
@@ -22,6 +23,8 @@ before(async () => {
     if (path.startsWith('/ok/')) {
       const p = path.slice(4), n = Math.min(3, +u.searchParams.get('n'));
       json(200, { items: Array.from({ length: n }, (_, i) => ({ title: `${p} ${i}`, link: `https://${p}.example/${i}`, text: `about ${u.searchParams.get('q')}` })) });
+    } else if (path === '/searx/search') {
+      json(200, { results: [{ title: 'S1', url: 'https://s.example/1', content: `searx on ${u.searchParams.get('q')}` }] });
     } else if (path === '/empty') json(200, { items: [] });
     else if (path === '/down') json(500, { error: 'boom' });
     else if (path === '/limited') json(429, { error: 'slow down' }, { 'retry-after': '7' });
@@ -146,4 +149,22 @@ test('web_search is governed: a policy deny asks no provider; bad input is refus
     [{ webSearch: { providers: [] } }, /at least one provider/],
     [{ webSearch: { engines: [] } }, /unknown key "engines"/],
   ]) await assert.rejects(createSession(opts), re);
+});
+
+test('web_search: a SearXNG endpoint reached by the session itself, loopback only when allowed', async () => {
+  hits.clear();
+  await assert.rejects(createSession({ webSearch: { providers: [{ name: 'searx', kind: 'searxng', url: `${origin}/searx/search` }] } }),
+    /searx.*is loopback.*allowOrigins/);
+  await assert.rejects(createSession({ webSearch: { providers: [{ name: 'b', kind: 'brave' }] } }), /kind brave needs apiKey/);
+  await assert.rejects(createSession({ webSearch: { providers: [{ name: 'x', kind: 'google', url: 'https://g.example/' }] } }), /kind must be searxng or brave/);
+  await assert.rejects(createSession({ webSearch: { providers: [{ name: 'x', kind: 'searxng', url: 'https://g.example/', search() {} }] } }), /search or kind, not both/);
+  assert.equal(hits.size, 0);
+  const s = await createSession({ webFetch: { allowOrigins: [origin] }, webSearch: { providers: [
+    { name: 'searx', kind: 'searxng', url: `${origin}/searx/search` }, provider('a', '/ok/a')] } });
+  const r = await s.webSearch({ query: 'wasm', limit: 2 });
+  assert.equal(r.exitCode, 0, r.output);
+  assert.match(r.output, /1\. S1\n {3}https:\/\/s\.example\/1\n {3}searx on wasm/);
+  assert.equal(meta(r).returned_result_count, 2);
+  assert.equal(hits.get('/searx/search'), 1);
+  await s.close();
 });
