@@ -72,6 +72,9 @@ type Options struct {
 	// from; nil means agent.DefaultSkillDir. Skills are added after them.
 	SkillDirs []string
 	Skills    []agent.Skill
+	// WebSearch is the web_search tool (tools.NewWebSearch over the host's
+	// providers); nil leaves it out (API.md: listed only with a provider).
+	WebSearch *tools.WebSearch
 }
 
 // Session is the portable type users hold: a workspace, its tool surface,
@@ -126,6 +129,11 @@ func New(opts Options) (*Session, error) {
 	}
 	if opts.WebFetch != nil {
 		if err := reg.RegisterBuiltin(opts.WebFetch); err != nil {
+			return nil, err
+		}
+	}
+	if opts.WebSearch != nil {
+		if err := reg.RegisterBuiltin(opts.WebSearch); err != nil {
 			return nil, err
 		}
 	}

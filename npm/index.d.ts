@@ -465,6 +465,8 @@ export interface SessionOptions {
   mcpServers?: McpServer[];
   /** web_fetch's reach: public addresses only, except allowOrigins. */
   webFetch?: WebFetchOptions;
+  /** web_search's engines; without providers web_search is not listed. */
+  webSearch?: WebSearchOptions;
   /** Custom agents for task/parallel_task, after the built-ins and the workspace's .a3s/agents files (same name: replaces). */
   agents?: AgentDefinition[];
   /** Delegated agents running at once across the session (1–32); default 8. */
@@ -572,6 +574,56 @@ export interface McpStatus {
 export interface WebFetchOptions {
   /** Exact origins such as 'http://127.0.0.1:8787' (scheme://host[:port]). */
   allowOrigins?: string[];
+}
+
+/** createSession({ webSearch }): the engines web_search asks. Go: tools/web_search.go NewWebSearch */
+export interface WebSearchOptions {
+  providers: (WebSearchProvider | WebSearchEndpoint)[];
+}
+
+/**
+ * One web_search engine run by the app. search resolves to at most limit results; a rate limit is
+ * signalled by throwing an error whose code is 'rate_limited' (optionally with retryAfterMs), a
+ * timeout with code 'timeout'; anything else counts as a failure of this engine. Go: tools.SearchProvider
+ */
+export interface WebSearchProvider {
+  /** 1–64 characters of [A-Za-z0-9_-], unique; the name web_search's engines argument uses. */
+  name: string;
+  search(query: string, opts: { limit: number; signal: AbortSignal }): Promise<WebSearchHit[]> | WebSearchHit[];
+}
+
+/**
+ * One web_search engine the session reaches itself over HTTP (public addresses only, unless the
+ * origin is in webFetch.allowOrigins). Go: tools.HTTPSearchConfig
+ */
+export interface WebSearchEndpoint {
+  name: string;
+  /** searxng: a SearXNG instance's search URL, asked with format=json; brave: the Brave Search API. */
+  kind: 'searxng' | 'brave';
+  /** Required for searxng (https://searx.example/search); brave defaults to its public API URL. */
+  url?: string;
+  /** Required for brave (X-Subscription-Token). Visible to a page's users in a browser. */
+  apiKey?: string;
+  /** Sent with every request. */
+  headers?: Record<string, string>;
+}
+
+export interface WebSearchHit {
+  title: string;
+  url: string;
+  snippet?: string;
+}
+
+/** session.webSearch(args): web_search's arguments. */
+export interface WebSearchArgs {
+  query: string;
+  /** Engine names, an array or a comma-separated string; default all. */
+  engines?: string[] | string;
+  /** Default 10, maximum 50. */
+  limit?: number;
+  /** Seconds; default 20, maximum 60. */
+  timeout?: number;
+  format?: 'text' | 'json';
 }
 
 export interface ReadFileOptions extends CallOptions {
@@ -823,6 +875,13 @@ export interface Session {
   removeSkill(name: string): boolean | Promise<boolean>;
   /** The loaded skills, sorted. */
   skillNames(): string[];
+
+  /**
+   * Runs web_search (listed only with options.webSearch providers). metadata.status is complete, partial
+   * or failed; failed (no results and an engine failed) is exitCode 1 with errorKind rate_limited,
+   * timeout or transport.
+   */
+  webSearch(args: WebSearchArgs, opts?: CallOptions): Promise<ToolResult>;
 
   /** Cancels in-flight calls (they reject SESSION_CLOSED), ends event streams, releases the session. */
   close(): Promise<void>;

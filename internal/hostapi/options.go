@@ -110,6 +110,8 @@ type Options struct {
 	ManualDelegationEnabled *bool       `json:"manualDelegationEnabled"`
 	SkillDirs               *[]string   `json:"skillDirs"`
 	Skills                  []SkillSpec `json:"skills"`
+	// WebSearch's providers are JS functions (websearch.go).
+	WebSearch *WebSearchSpec `json:"webSearch"`
 }
 
 // WebFetchSpec is options.webFetch: AllowOrigins are exact origins

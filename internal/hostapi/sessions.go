@@ -62,6 +62,10 @@ func (t *Sessions) Create(ctx context.Context, raw []byte, host Host, env Env) (
 		closeDriver(ws)
 		return 0, errf(CodeInvalidOptions, "createSession: options.%v", err)
 	}
+	if opts.WebSearch, err = o.webSearchTool(host); err != nil {
+		closeDriver(ws)
+		return 0, errf(CodeInvalidOptions, "createSession: options.%v", err)
+	}
 	if err := o.agentOptions(host, &opts); err != nil {
 		closeDriver(ws)
 		return 0, errf(CodeInvalidOptions, "createSession: options.%v", err)

@@ -368,6 +368,9 @@ export class Session {
     return typeof r?.then === 'function' ? r.then(done) : done(r);
   }
 
+  // web_search over options.webSearch's providers (tools/web_search.go).
+  async webSearch(args, opts) { return this.#direct('tool', 'web_search', args, opts); }
+
   // Human in the loop.
   pendingConfirmations() { return this.#sync('pendingConfirmations'); }
   async confirmToolUse(toolId, approved, reason, opts) {

@@ -7,6 +7,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync, copyFileSync, readdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:net';
+import { createServer as createHTTPServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,6 +55,7 @@ async function fetchJSON(url, deadline) {
 const scratch = mkdtempSync(join(tmpdir(), 'code-wasm-workerd-'));
 let workerd;
 let llmServer;
+let site;
 try {
   step('npm pack');
   const packOut = execFileSync('npm', ['pack', '--json', '--pack-destination', scratch], { cwd: pkgDir, encoding: 'utf8' });
@@ -148,6 +150,36 @@ const worker :Workerd.Worker = (
     assert.equal(log.requests.length, 2);
     assert.match(JSON.stringify(log.requests[1].body), /hello from workerd/, 'the read result reached the model');
   }
+  // web_fetch from the Worker against a local site (the page is shorter
+  // than one window of 100,000 so the windows can be compared whole).
+  step('web_fetch against a local site');
+  let page = '<!doctype html><html><body><h1>Site</h1><table><tr><th>k</th></tr><tr><td>v</td></tr></table>';
+  for (let i = 0; page.length < 60 * 1024; i++) page += `<p>Paragraph ${i} with <a href="/p/${i}">a link</a>.</p>\n`;
+  page += '</body></html>';
+  let siteHits = 0;
+  site = createHTTPServer((req, res) => {
+    siteHits++;
+    const p = new URL(req.url, 'http://x').pathname;
+    if (p === '/page' || p === '/final') { res.writeHead(200, { 'content-type': 'text/html' }); res.end(p === '/page' ? page : '<p>landed</p>'); }
+    else if (p === '/a') { res.writeHead(302, { location: '/b?token=1' }); res.end(); }
+    else if (p === '/b') { res.writeHead(301, { location: '/final#f' }); res.end(); }
+    else if (p === '/limited') { res.writeHead(429, { 'retry-after': '3' }); res.end(); }
+    else { res.writeHead(404); res.end(); }
+  });
+  await new Promise((r) => site.listen(0, '127.0.0.1', r));
+  const siteURL = `http://127.0.0.1:${site.address().port}`;
+  const wf = await fetchJSON(`${base}/webfetch?origin=${encodeURIComponent(siteURL)}`, Date.now() + 120000);
+  assert.equal(wf.reassembled, true, JSON.stringify(wf).slice(0, 2000));
+  assert.ok(wf.calls >= 3, `${wf.calls} windows`);
+  assert.equal(wf.limited.kind?.type, 'rate_limited', JSON.stringify(wf.limited));
+  step(`web_fetch redirect 302 → 301 in workerd: ${JSON.stringify({ exitCode: wf.redirect.exitCode, anchors: wf.redirect.meta?.source_anchors, output: wf.redirect.output.slice(0, 200) })}`);
+  assert.equal(wf.redirect.exitCode, 0, JSON.stringify(wf.redirect));
+  assert.deepEqual(wf.redirect.meta.source_anchors, [`${siteURL}/a`, `${siteURL}/final`]);
+  const before = siteHits;
+  const refused = await fetchJSON(`${base}/webfetch?only=refused&origin=${encodeURIComponent(siteURL)}`, Date.now() + 60000);
+  assert.equal(refused.refused.kind?.type, 'invalid_argument', JSON.stringify(refused));
+  assert.equal(siteHits, before, 'a refused URL sent no request');
+
   const dir = await fetchJSON(`${base}/directory`, deadline);
   assert.equal(dir.code, 'INVALID_OPTIONS', JSON.stringify(dir));
   assert.match(dir.message, /options\.workspace\.kind 'directory' needs Node\.js .*in Cloudflare Workers 'memory'/);
@@ -188,6 +220,7 @@ const worker :Workerd.Worker = (
 } finally {
   if (workerd && workerd.exitCode === null) workerd.kill('SIGTERM');
   if (llmServer) llmServer.stop();
+  if (site) { site.closeAllConnections(); site.close(); }
   if (!keep) rmSync(scratch, { recursive: true, force: true });
   else console.log('scratch kept at', scratch);
 }

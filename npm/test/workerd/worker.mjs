@@ -30,6 +30,40 @@ export default {
         await s.close();
       }
     }
+    if (url.pathname === '/webfetch') {
+      // web_fetch from a Worker against the tier's local site (allowed
+      // exactly): a page in windows, a 302 → 301 chain, a 429, loopback
+      // refused without allowOrigins.
+      const origin = url.searchParams.get('origin');
+      const s = await createSession({ webFetch: { allowOrigins: [origin] } });
+      const strict = await createSession();
+      try {
+        const call = async (sess, args) => {
+          const r = await sess.tool('web_fetch', args);
+          return { exitCode: r.exitCode, output: r.output.slice(0, 300), meta: r.metadataJson && JSON.parse(r.metadataJson), kind: r.errorKindJson && JSON.parse(r.errorKindJson) };
+        };
+        if (url.searchParams.get('only') === 'refused') return Response.json({ refused: await call(strict, { url: `${origin}/page` }) });
+        let parts = '', off = 0, calls = 0;
+        for (;;) {
+          const r = await s.tool('web_fetch', { url: `${origin}/page`, offset: off, max_chars: 20000 });
+          if (r.exitCode !== 0) return Response.json({ error: r.output });
+          parts += r.output;
+          calls++;
+          const next = JSON.parse(r.metadataJson).range.next_offset;
+          if (next === null) break;
+          off = next;
+        }
+        const whole = await s.tool('web_fetch', { url: `${origin}/page`, max_chars: 100000 });
+        return Response.json({
+          reassembled: parts.length > 100000 ? 'long' : parts === whole.output, calls, length: parts.length,
+          redirect: await call(s, { url: `${origin}/a` }),
+          limited: await call(s, { url: `${origin}/limited` }),
+        });
+      } finally {
+        await s.close();
+        await strict.close();
+      }
+    }
     if (url.pathname === '/content') return content(await request.json());
     const session = await createSession({
       workspace: { kind: 'memory', files: { 'hello.txt': 'hello from workerd\n', 'src/a.rs': 'fn a() {}\n' } },
