@@ -56,6 +56,9 @@ func (*Tool) Name() string { return "program" }
 // program, directly or through another orchestrator.
 func (*Tool) Orchestrates() {}
 
+// SchemaBuiltin: program's schema is fixed at build time (kernel.BuiltinSchema).
+func (*Tool) SchemaBuiltin() {}
+
 func (*Tool) Description() string {
 	return "Run a bounded JavaScript program that calls tools, to replace many grep/read turns with one call. " +
 		"Shape: `async function run(ctx, inputs) { ... return value }` (plain or `export default`); inputs is the `inputs` argument. " +
