@@ -38,6 +38,10 @@ type contentOp struct {
 func (o *contentOp) Name() string                { return o.name }
 func (o *contentOp) Description() string         { return "session." + o.name + " (host call)" }
 func (o *contentOp) Parameters() json.RawMessage { return json.RawMessage(o.schema) }
+
+// SchemaBuiltin: the content calls' schemas are fixed at build time
+// (kernel.BuiltinSchema).
+func (o *contentOp) SchemaBuiltin() {}
 func (o *contentOp) Capabilities(json.RawMessage) kernel.Capabilities {
 	if o.read {
 		return kernel.ParallelSafeRead(4)

@@ -84,7 +84,8 @@ async function loadQuickJS(wasmModule, wasmMemory) {
 // runProgram runs one script: init is the ptc.start payload as the
 // spawner forwards it ({name, source, inputs (JSON text), methods, tools}
 // and the limits of startLimits); post(m) sends the worker's messages
-// ({t:'call', id, method, args}, {t:'violation', message}, {t:'done', ok,
+// ({t:'running'} once the realm is ready, when timeoutMs starts; {t:'call',
+// id, method, args}, {t:'violation', message}, {t:'done', ok,
 // value | error:{message, line}}, once {t:'module', module}); stackBytes
 // is the QuickJS stack bound this host's worker can hold. It resolves to
 // receive(m), which takes the spawner's {t:'reply', id, ok, value | error}.
@@ -95,7 +96,9 @@ async function loadQuickJS(wasmModule, wasmMemory) {
  */
 export async function runProgram(init, post, { stackBytes, wasmModule } = {}) {
   const lim = startLimits(init);
-  const deadline = Date.now() + lim.timeoutMs;
+  // timeoutMs counts the script's run: the deadline is set when the realm
+  // is ready and {t:'running'} is posted, not while QuickJS loads.
+  let deadline = Infinity;
   let closed = false; // done was posted: nothing more runs or leaves
   const end = (msg) => {
     if (closed) return;
@@ -226,6 +229,8 @@ export async function runProgram(init, post, { stackBytes, wasmModule } = {}) {
     args.forEach((h) => h.dispose());
     if (made.error) { failWith(made.error); return; }
     kit = /** @type {any} */ (made).value;
+    deadline = Date.now() + lim.timeoutMs;
+    post({ t: 'running' });
     // The script's top-level statements run now, in the locked realm.
     const top = vm.evalCode(String(init.source), String(init.name));
     const topValue = unwrap(top);
