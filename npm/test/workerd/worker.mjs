@@ -31,6 +31,16 @@ export default {
       }
     }
     if (url.pathname === '/content') return content(await request.json());
+    if (url.pathname === '/program') return program(await request.json());
+    if (url.pathname === '/compile') {
+      // The platform's own rule, which the bundle scan relies on.
+      try {
+        await WebAssembly.compile(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]));
+        return Response.json({ refused: null });
+      } catch (e) {
+        return Response.json({ refused: String(e?.message ?? e) });
+      }
+    }
     const session = await createSession({
       workspace: { kind: 'memory', files: { 'hello.txt': 'hello from workerd\n', 'src/a.rs': 'fn a() {}\n' } },
     });
@@ -95,5 +105,25 @@ async function content({ files }) {
   } finally {
     await s.close();
     await seeded.close();
+  }
+}
+
+// program runs one script ({source, inputs?, limits?, allowedTools?}) in a
+// fresh memory session that also has a host tool `hang` whose call never
+// settles, and answers the ToolResult with the script's result and the
+// milliseconds it took.
+async function program({ source, inputs, limits, allowedTools }) {
+  const s = await createSession({ workspace: { kind: 'memory', files: { 'a.txt': 'alpha\n', 'b.txt': 'beta\n' } } });
+  s.registerTool({ name: 'hang', description: 'never answers', parameters: { type: 'object' }, handler: () => new Promise(() => {}) });
+  try {
+    const t0 = Date.now();
+    const r = await s.program({ source, inputs, limits, ...(allowedTools ? { allowedTools } : {}) });
+    const meta = r.metadataJson ? JSON.parse(r.metadataJson) : {};
+    const pwned = await s.tool('read', { file_path: 'pwned.txt' });
+    return Response.json({ exitCode: r.exitCode, output: r.output, result: meta.script_result, runtime: meta.program?.runtime, ms: Date.now() - t0, pwned: pwned.exitCode === 0 });
+  } catch (e) {
+    return Response.json({ error: String(e && e.stack || e), code: e?.code }, { status: 500 });
+  } finally {
+    await s.close();
   }
 }
