@@ -55,6 +55,7 @@ async function fetchJSON(url, deadline) {
 const scratch = mkdtempSync(join(tmpdir(), 'code-wasm-workerd-'));
 let workerd;
 let llmServer;
+let wranglerDev;
 try {
   step('npm pack');
   const packOut = execFileSync('npm', ['pack', '--json', '--pack-destination', scratch], { cwd: pkgDir, encoding: 'utf8' });
@@ -69,6 +70,9 @@ try {
     'name = "code-wasm-workerd-test"',
     'main = "src/worker.mjs"',
     'compatibility_date = "2025-09-01"',
+    '[[r2_buckets]]',
+    'binding = "WORKSPACE"',
+    'bucket_name = "code-workspaces"',
     '',
   ].join('\n'));
 
@@ -195,8 +199,10 @@ const worker :Workerd.Worker = (
   const compile = await fetchJSON(`${base}/compile`, deadline);
   assert.match(compile.refused, /disallowed|not allowed|embedder/i, 'this workerd refuses to compile wasm bytes, as Cloudflare does');
   await programChecks(base);
+  await r2Checks(project, env);
   step('workerd tier passed');
 } finally {
+  if (wranglerDev && wranglerDev.exitCode === null) process.kill(-wranglerDev.pid, 'SIGTERM');
   if (workerd && workerd.exitCode === null) workerd.kill('SIGTERM');
   if (llmServer) llmServer.stop();
   if (!keep) rmSync(scratch, { recursive: true, force: true });
@@ -296,4 +302,73 @@ function scanBundle(js) {
   assert.equal(calls.length - fromModule.length, 2, `only Emscripten's two unreached fallbacks besides: ${calls}`);
   assert.match(js, /arg\.instantiateWasm = /, 'the QuickJS hook is in the bundle');
   step(`bundle scanned: no eval, new Function or compile; instantiate calls: ${calls.join(' | ')}`);
+}
+
+// r2Checks serves the same Worker with `wrangler dev` (its local R2,
+// persisted to a directory) and drives the r2 workspace (workspace/r2
+// through npm/src/r2host.mjs): write, read, edit, ls, grep and glob in
+// one session, nothing of it in another, a clear refusal where no host
+// answers r2, and after a restart of wrangler dev, the files still there.
+async function r2Checks(project, env) {
+  const state = join(project, 'r2-state');
+  const start = async () => {
+    const port = await freePort();
+    step(`wrangler dev (local R2 in ${state}) on 127.0.0.1:${port}`);
+    wranglerDev = spawn(bin('wrangler'), ['dev', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', state, '--show-interactive-dev-session=false'],
+      { cwd: project, env, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
+    const url = `http://127.0.0.1:${port}/r2`;
+    const deadline = Date.now() + 90000;
+    for (;;) {
+      try {
+        const res = await fetch(url, { method: 'POST', body: JSON.stringify({ root: 'ws/probe', calls: [] }) });
+        if (res.ok) return url;
+      } catch (e) {
+        if (Date.now() > deadline || wranglerDev.exitCode !== null) throw new Error(`wrangler dev did not answer: ${e.message}`);
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  };
+  const stop = async () => {
+    const exited = new Promise((r) => wranglerDev.on('exit', r));
+    process.kill(-wranglerDev.pid, 'SIGTERM');
+    await exited;
+  };
+  const post = async (url, body) => {
+    const res = await fetch(url, { method: 'POST', body: JSON.stringify(body) });
+    const text = await res.text();
+    assert.equal(res.status, 200, text);
+    return JSON.parse(text);
+  };
+  let url = await start();
+  const a = await post(url, { root: 'ws/a', calls: [
+    ['write', { file_path: 'src/main.go', content: 'package main\n\nfunc main() {}\n' }],
+    ['write', { file_path: 'README.md', content: 'hello r2\n' }],
+    ['edit', { file_path: 'src/main.go', old_string: 'func main() {}', new_string: 'func main() { println("r2") }' }],
+    ['read', { file_path: 'src/main.go' }],
+    ['ls', { path: '.' }],
+    ['grep', { pattern: 'println' }],
+    ['glob', { pattern: '**/*.go' }],
+  ] });
+  assert.deepEqual(a.toolNames.filter((n) => ['bash', 'git'].includes(n)), [], 'no bash, no git on r2');
+  for (const t of ['read', 'write', 'edit', 'ls', 'grep', 'glob']) assert.ok(a.toolNames.includes(t), `${t} in ${a.toolNames}`);
+  a.results.forEach((r, i) => assert.equal(r.exitCode, 0, `call ${i}: ${r.output}`));
+  assert.match(a.results[3].output, /func main\(\) \{ println\("r2"\) \}/);
+  assert.match(a.results[4].output, /README\.md/);
+  assert.match(a.results[4].output, /src/);
+  assert.match(a.results[5].output, /src\/main\.go/);
+  assert.match(a.results[6].output, /src\/main\.go/);
+  const b = await post(url, { root: 'ws/b', calls: [['read', { file_path: 'src/main.go' }], ['glob', { pattern: '**/*' }]] });
+  assert.equal(b.results[0].exitCode, 1, 'session b does not see a\'s file');
+  assert.doesNotMatch(b.results[1].output, /main\.go|README/);
+  const refused = await post(url, { root: 'ws/a', calls: [], kinds: false });
+  assert.equal(refused.code, 'INVALID_OPTIONS', JSON.stringify(refused));
+  assert.match(refused.message, /kind 'r2' needs the Cloudflare Worker entry/);
+  step('r2: restart wrangler dev');
+  await stop();
+  url = await start();
+  const again = await post(url, { root: 'ws/a', calls: [['read', { file_path: 'src/main.go' }], ['grep', { pattern: 'hello' }]] });
+  assert.match(again.results[0].output, /println\("r2"\)/, 'the edit survived the restart');
+  assert.match(again.results[1].output, /README\.md/);
+  await stop();
+  step('r2 workspace passed');
 }
