@@ -23,9 +23,9 @@ func hostOver(b r2.Bucket) func(ctx context.Context, kind string, payload []byte
 	return func(ctx context.Context, kind string, payload []byte) ([]byte, error) {
 		var p struct {
 			Key, Prefix, Delimiter, Cursor, IfMatch string
-			Limit                                  int
-			Data                                   []byte
-			Keys                                   []string
+			Limit                                   int
+			Data                                    []byte
+			Keys                                    []string
 		}
 		if err := json.Unmarshal(payload, &p); err != nil {
 			return nil, err
