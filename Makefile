@@ -135,3 +135,9 @@ $(QJS_WASM): $(QJS_PKG)/dist/emscripten-module.wasm npm/package.json
 	test "$$want" = "$$have" || { echo "$(QJS_PKG) is $$have, npm/package.json pins $$want: run make deps"; exit 1; }
 	@mkdir -p $(dir $@)
 	cp $< $@
+# The package's Worker entry (@a3s-lab/code-wasm/worker) as an app deploys
+# it, under wrangler dev (local R2 and SQLite Durable Objects).
+.PHONY: test-workerd-entry
+test-workerd: test-workerd-entry
+test-workerd-entry: build $(NODE_DEPS)
+	node npm/test/workerd/entry.mjs

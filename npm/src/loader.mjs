@@ -6,6 +6,10 @@ import './wasm_exec.js';
 
 let apiPromise = null;
 
+// stats counts the Go instances this process, page or isolate started
+// (the Worker's stats route shows it: one per isolate).
+export const stats = { goInstances: 0 };
+
 export function loadApi(getModule) {
   if (!apiPromise) {
     apiPromise = start(getModule).catch((err) => {
@@ -23,6 +27,7 @@ async function start(getModule) {
   const ready = new Promise((r) => { resolveReady = r; });
   globalThis.__a3sCodeWasmReady = resolveReady;
   const instance = await WebAssembly.instantiate(mod, go.importObject);
+  stats.goInstances++;
   const exited = go.run(instance).then(() => {
     apiPromise = null;
     throw new Error('the code-wasm Go runtime exited');
