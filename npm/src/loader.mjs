@@ -7,8 +7,10 @@ import './wasm_exec.js';
 let apiPromise = null;
 
 // stats counts the Go instances this process, page or isolate started
-// (the Worker's stats route shows it: one per isolate).
-export const stats = { goInstances: 0 };
+// and holds the last one's linear memory (the Worker's stats route shows
+// both: one instance per isolate, and how much memory it holds).
+/** @type {{goInstances: number, goMemory: WebAssembly.Memory | null}} */
+export const stats = { goInstances: 0, goMemory: null };
 
 export function loadApi(getModule) {
   if (!apiPromise) {
@@ -28,6 +30,7 @@ async function start(getModule) {
   globalThis.__a3sCodeWasmReady = resolveReady;
   const instance = await WebAssembly.instantiate(mod, go.importObject);
   stats.goInstances++;
+  stats.goMemory = /** @type {any} */ (instance).exports.mem;
   const exited = go.run(instance).then(() => {
     apiPromise = null;
     throw new Error('the code-wasm Go runtime exited');

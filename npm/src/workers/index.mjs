@@ -41,7 +41,7 @@ export default {
     const parts = url.pathname.split('/').filter(Boolean);
     if (parts[0] !== 'v1') return fail(404, 'NOT_FOUND', `no route ${url.pathname}`);
     if (parts[1] === 'stats' && parts.length === 2 && request.method === 'GET') {
-      return json({ goInstances: stats.goInstances });
+      return json({ goInstances: stats.goInstances, goMemoryBytes: stats.goMemory?.buffer.byteLength ?? 0 });
     }
     if (parts[1] !== 'sessions') return fail(404, 'NOT_FOUND', `no route ${url.pathname}`);
     if (parts.length === 2) {

@@ -4,7 +4,7 @@
 // the HTTP routes, the bearer token, SSE with Last-Event-ID, one Go
 // instance after 20 sessions, sessions and files surviving a restart,
 // and `wrangler deploy --dry-run` under 64 MiB.
-//   node npm/test/workerd/entry.mjs          (KEEP_SCRATCH=1 keeps the project)
+//   node npm/test/workerd/entry.mjs   (KEEP_SCRATCH=1 keeps the project, WRANGLER_OUT=1 shows wrangler dev's output)
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync, rmSync, readdirSync, statSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -154,7 +154,9 @@ try {
   const g = await call('POST', `/v1/sessions/${others[3]}/tools/glob`, { pattern: '**/*' });
   assert.match(g.output, /own-3\.txt/);
   assert.doesNotMatch(g.output, /own-4|a\.txt|main\.go/);
-  assert.deepEqual(await call('GET', '/v1/stats'), { goInstances: 1 });
+  const st = await call('GET', '/v1/stats');
+  assert.equal(st.goInstances, 1, JSON.stringify(st));
+  step(`stats after 21 sessions: ${JSON.stringify(st)}`);
 
   // Concurrent writes to one session: each file ends whole, never mixed.
   step('concurrent writes');
@@ -173,6 +175,7 @@ try {
   }
   lat.sort((p, q) => p - q);
   step(`R2 read through Worker -> DO -> Go: p50 ${lat[50].toFixed(1)} ms, p90 ${lat[90].toFixed(1)} ms`);
+  step(`stats after those calls: ${JSON.stringify(await call('GET', '/v1/stats'))}`);
 
   step('restart');
   await stop();
@@ -210,7 +213,7 @@ try {
   await stop();
   writeFileSync(join(project, '.dev.vars'), 'ALLOW_UNAUTHENTICATED=true\n');
   await start(200);
-  assert.deepEqual(await (await fetch(`${base}/v1/stats`)).json(), { goInstances: 0 });
+  assert.deepEqual(await (await fetch(`${base}/v1/stats`)).json(), { goInstances: 0, goMemoryBytes: 0 });
   await stop();
   step('worker entry passed');
 } finally {
