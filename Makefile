@@ -53,7 +53,10 @@ $(NODE_DEPS): package.json package-lock.json
 # each test binary has `go test -timeout`, and each node test file
 # NODE_FILE_BOUND plus web/test/watchdog.mjs (a file that leaves a process
 # running fails, naming the file and the process).
-bounded = timeout -k 30s $(1)m $(2) || { rc=$$?; if [ $$rc = 124 ] || [ $$rc = 137 ]; then echo "make $@: still running after $(1) minutes: killed (the test file or package it was running is named above)"; fi; exit $$rc; }
+# At a terminal --foreground keeps Ctrl-C working (timeout's own process
+# group would not get it); the bound then kills the tier's first process only.
+BOUND_FG := $(shell [ -t 0 ] && echo --foreground)
+bounded = timeout $(BOUND_FG) -k 30s $(1)m $(2) || { rc=$$?; if [ $$rc = 124 ] || [ $$rc = 137 ]; then echo "make $@: still running after $(1) minutes: killed (the test file or package it was running is named above)"; fi; exit $$rc; }
 GO_TEST := $(GO) test -count=1 -timeout 15m
 export NODE_FILE_BOUND := 900000
 NODE_TEST := node --test --import ./web/test/watchdog.mjs --test-timeout=$(NODE_FILE_BOUND)
