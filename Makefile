@@ -10,6 +10,10 @@ export GOFLAGS := -buildvcs=false
 
 WASM := npm/dist/code.wasm
 WASM_EXEC := npm/src/wasm_exec.js
+# QuickJS's wasm for the workerd entry, which imports it as a module; the
+# copy comes from the variant npm/package.json pins (checked here).
+QJS_WASM := npm/dist/quickjs.wasm
+QJS_PKG := node_modules/@jitl/quickjs-ng-wasmfile-release-sync
 GO_SOURCES := $(shell find . -name '*.go' -not -path './node_modules/*' -not -path './.git/*') go.mod go.sum
 NODE_DEPS := node_modules/.installed
 # The one version: npm/package.json's, stamped into the wasm (api.version).
@@ -19,7 +23,7 @@ WASM_TEST_PKGS := ./workspace/... ./internal/... ./kernel/... ./tools/...
 
 .PHONY: build test run bench clean deps debs test-go test-vet test-types test-wasm test-npm test-browser test-workerd
 
-build: $(WASM) $(WASM_EXEC)
+build: $(WASM) $(WASM_EXEC) $(QJS_WASM)
 
 $(WASM): $(GO_SOURCES) npm/package.json
 	@mkdir -p $(dir $@)
@@ -106,7 +110,7 @@ bench: build
 	node bench/run.mjs
 
 clean:
-	rm -rf $(WASM) $(WASM_EXEC) build .cache
+	rm -rf $(WASM) $(WASM_EXEC) $(QJS_WASM) build .cache
 
 # --- LLM providers (llm/, internal/fetch; issue 13) ---
 # Their tests need the scripted provider server; a wasm instance cannot
@@ -142,3 +146,17 @@ test-wasm-genobj:
 test-npm: test-npm-mcp
 test-npm-mcp: build $(NODE_DEPS)
 	$(call bounded,10,$(NODE_TEST) --test-concurrency=1 mcp/test/*.test.mjs)
+
+# --- Cloudflare Workers (issue 17) ---
+$(QJS_WASM): $(QJS_PKG)/dist/emscripten-module.wasm npm/package.json
+	@want=$$(node -p "require('./npm/package.json').dependencies['@jitl/quickjs-ng-wasmfile-release-sync']"); \
+	have=$$(node -p "require('./$(QJS_PKG)/package.json').version"); \
+	test "$$want" = "$$have" || { echo "$(QJS_PKG) is $$have, npm/package.json pins $$want: run make deps"; exit 1; }
+	@mkdir -p $(dir $@)
+	cp $< $@
+# The package's Worker entry (@a3s-lab/code-wasm/worker) as an app deploys
+# it, under wrangler dev (local R2 and SQLite Durable Objects).
+.PHONY: test-workerd-entry
+test-workerd: test-workerd-entry
+test-workerd-entry: build $(NODE_DEPS)
+	$(call bounded,10,node npm/test/workerd/entry.mjs)

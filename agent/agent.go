@@ -53,6 +53,13 @@ type Config struct {
 	MaxToolRounds int
 	// Emit publishes the run's events (the session's bus).
 	Emit func(kernel.Event)
+	// Parent is the parentId of the run's own events: the task call that
+	// delegated it ("" for a session's run).
+	Parent string
+	// Visible, when set, says which of the session's tools the model is
+	// offered (a delegated agent's policy); a call of any other is
+	// answered as an unknown tool.
+	Visible func(name string) bool
 }
 
 // Result is what a finished run answers (AgentResult).
@@ -114,7 +121,7 @@ type run struct {
 }
 
 func (r *run) ev(typ string, payload map[string]any) {
-	r.cfg.Emit(kernel.Event{Version: 1, Type: typ, Payload: payload, InvocationID: r.id,
+	r.cfg.Emit(kernel.Event{Version: 1, Type: typ, Payload: payload, InvocationID: r.id, ParentID: r.cfg.Parent,
 		Origin: kernel.OriginAgent, TimeMs: time.Now().UnixMilli()})
 }
 
@@ -242,12 +249,21 @@ func (r *run) turn(ctx context.Context) (llm.Message, llm.Usage, error) {
 func (r *run) tools() []llm.Tool {
 	reg := r.cfg.Kernel.Registry()
 	var out []llm.Tool
-	for _, n := range reg.Names() {
+	for _, n := range r.names() {
 		if t, ok := reg.Lookup(n); ok {
 			out = append(out, llm.Tool{Name: n, Description: t.Description(), Parameters: t.Parameters()})
 		}
 	}
 	return out
+}
+
+// names are the tools the model is offered, sorted.
+func (r *run) names() []string {
+	names := r.cfg.Kernel.Registry().Names()
+	if r.cfg.Visible != nil {
+		names = slices.DeleteFunc(names, func(n string) bool { return !r.cfg.Visible(n) })
+	}
+	return names
 }
 
 // plan is one tool call of a turn: run it (args set, result empty), or
@@ -291,8 +307,8 @@ func (r *run) plan(calls []llm.ToolCall) []*plan {
 			p.refuse(errkind.InvalidArgument, "Error: %d tool calls share the id %q; none of them was run (give each call its own id)", count[c.ID], c.ID)
 			continue
 		}
-		if _, ok := r.cfg.Kernel.Registry().Lookup(c.Name); !ok {
-			p.refuse(errkind.NotFound, "Error: there is no tool named %q. Available tools: %s", c.Name, strings.Join(r.cfg.Kernel.Registry().Names(), ", "))
+		if _, ok := r.cfg.Kernel.Registry().Lookup(c.Name); !ok || (r.cfg.Visible != nil && !r.cfg.Visible(c.Name)) {
+			p.refuse(errkind.NotFound, "Error: there is no tool named %q. Available tools: %s", c.Name, strings.Join(r.names(), ", "))
 			continue
 		}
 		args, err := parseArgs(c.Arguments)

@@ -1,14 +1,17 @@
 // bash and git on a directory workspace through the package in Node (the
-// exec host kind, npm/src/exec-node.mjs), median of RUNS timed loops:
+// exec host kind, npm/src/exec-node.mjs), each call paired with its floor (below):
 //   bash true, unconfined and inside bubblewrap (its added cost);
 //   a 10 MiB capture (5 MiB on each stream);
 //   a git log page at offset 1,990 (cursor pinned to HEAD);
 //   git status over 200 changed files.
 // Goals (issue 16): bash true <= 8 ms through the Node host; 10 MiB
-// <= 150 ms; log page <= 40 ms; status <= 30 ms. Native figures:
-//   go test -run '^$' -bench 'Bash|Git' ./core/
+// <= 150 ms; log page <= 40 ms; status <= 30 ms. Each timed call is
+// paired with its floor, the same program spawned bare from Node, run
+// alternately so both share the machine's load; the table gives both
+// medians and the ratio. Native figures:
+//   go test -run '^$' -bench 'Bash|Git' -benchtime 50x ./core/
 //   node bench/exec.bench.mjs      (make bench runs it; needs make build)
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -16,18 +19,32 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { createSession } = await import(pathToFileURL(join(repo, 'npm/src/entry-node.mjs')).href);
-const RUNS = Number(process.env.RUNS || 5);
+const N = Number(process.env.N || 30);
 const hasBwrap = spawnSync('sh', ['-c', 'command -v bwrap']).status === 0;
 
-async function median(n, fn) {
-  const per = [];
-  for (let r = 0; r < RUNS; r++) {
-    const t0 = performance.now();
-    for (let i = 0; i < n; i++) await fn();
-    per.push((performance.now() - t0) / n);
+// bare spawns argv in cwd with piped output thrown away, to its close.
+const bare = (cwd, argv) => () => new Promise((resolve, reject) => {
+  const c = spawn(argv[0], argv.slice(1), { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  c.stdout.resume();
+  c.stderr.resume();
+  c.on('error', reject);
+  c.on('close', resolve);
+});
+
+// paired times floor and call alternately, n times each: medians in ms.
+async function paired(n, floor, call) {
+  const f = [];
+  const c = [];
+  for (let i = 0; i < n; i++) {
+    let t0 = performance.now();
+    await floor();
+    f.push(performance.now() - t0);
+    t0 = performance.now();
+    await call();
+    c.push(performance.now() - t0);
   }
-  per.sort((a, b) => a - b);
-  return per[Math.floor(per.length / 2)];
+  const med = (v) => v.sort((a, b) => a - b)[Math.floor(v.length / 2)];
+  return [med(f), med(c)];
 }
 
 const rows = [];
@@ -36,9 +53,13 @@ try {
   for (const sandbox of hasBwrap ? ['none', 'auto'] : ['none']) {
     const s = await createSession({ workspace: { kind: 'directory', root: dir, sandbox } });
     await s.bash('true');
-    rows.push([`bash true (sandbox ${sandbox})`, await median(10, () => s.bash('true'))]);
+    rows.push([`bash true (sandbox ${sandbox})`, 'bash -c true', ...await paired(N, bare(dir, ['/bin/bash', '-c', 'true']), () => s.bash('true'))]);
     if (sandbox === 'none') {
-      rows.push(['bash 10 MiB capture', await median(3, () => s.bash('head -c 5242880 /dev/zero; head -c 5242880 /dev/zero >&2'))]);
+      const cmd = 'head -c 5242880 /dev/zero; head -c 5242880 /dev/zero >&2';
+      rows.push(['bash 10 MiB capture (NUL bytes)', 'the same, piped', ...await paired(Math.ceil(N / 3), bare(dir, ['/bin/bash', '-c', cmd]), () => s.bash(cmd))]);
+      // Text: a NUL crosses the wasm boundary as JSON's \u0000, six bytes.
+      const text = 'yes abcdefghi | head -c 5242880; yes abcdefghi | head -c 5242880 >&2';
+      rows.push(['bash 10 MiB capture (text)', 'the same, piped', ...await paired(Math.ceil(N / 3), bare(dir, ['/bin/bash', '-c', text]), () => s.bash(text))]);
     }
     await s.close();
   }
@@ -58,12 +79,13 @@ try {
   for (let i = 0; i < 200; i++) writeFileSync(join(g, 'src', `f${String(i).padStart(3, '0')}.txt`), 'changed\n');
   const s = await createSession({ workspace: { kind: 'directory', root: g, sandbox: 'none' } });
   const head = JSON.parse((await s.git({ command: 'log', limit: 10 })).metadataJson).page.next_cursor.split(':')[0];
-  rows.push(['git log page at offset 1,990', await median(5, () => s.git({ command: 'log', limit: 10, cursor: `${head}:1990` }))]);
-  rows.push(['git status, 200 changed files', await median(5, () => s.git('status'))]);
+  rows.push(['git log page at offset 1,990', 'git log --skip=1990 -n 11', ...await paired(N, bare(g, ['git', 'log', '--format=%H%x00%an%x00%aI%x00%s', '-n', '11', '--skip=1990', head, '--']),
+    () => s.git({ command: 'log', limit: 10, cursor: `${head}:1990` }))]);
+  rows.push(['git status, 200 changed files', 'git status --porcelain', ...await paired(N, bare(g, ['git', 'status', '--porcelain=v1', '--branch', '--untracked-files=all']), () => s.git('status'))]);
   await s.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
-console.log('| what (Node host) | ms per call, median of ' + RUNS + ' |');
-console.log('|---|---:|');
-for (const [w, ms] of rows) console.log(`| ${w} | ${ms.toFixed(2)} |`);
+console.log(`| what (Node host), median of ${N} | ms | floor (spawned bare from Node) | floor ms | × floor |`);
+console.log('|---|---:|---|---:|---:|');
+for (const [w, fw, f, ms] of rows) console.log(`| ${w} | ${ms.toFixed(2)} | ${fw} | ${f.toFixed(2)} | ${(ms / f).toFixed(2)} |`);

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/a3s-lab/code-wasm/agent"
@@ -26,6 +27,9 @@ type AgentResult = agent.Result
 // for them before the kernel and the event stream end).
 type agents struct {
 	cfg agent.Config
+	// hint, when set, is appended to the system prompt of each run (the
+	// skills' catalog header, while skills are loaded).
+	hint func() string
 
 	mu      sync.Mutex
 	history []llm.Message
@@ -130,7 +134,13 @@ func (a *agents) run(ctx context.Context, id, prompt string, history []llm.Messa
 	if keep {
 		history = a.History()
 	}
-	res, err := agent.Run(ctx, a.cfg, id, prompt, history)
+	cfg := a.cfg
+	if a.hint != nil {
+		if h := a.hint(); h != "" {
+			cfg.System = strings.TrimSpace(cfg.System + "\n\n" + h)
+		}
+	}
+	res, err := agent.Run(ctx, cfg, id, prompt, history)
 	if err == nil && keep {
 		a.mu.Lock()
 		a.history = res.Messages

@@ -38,6 +38,10 @@ type contentOp struct {
 func (o *contentOp) Name() string                { return o.name }
 func (o *contentOp) Description() string         { return "session." + o.name + " (host call)" }
 func (o *contentOp) Parameters() json.RawMessage { return json.RawMessage(o.schema) }
+
+// SchemaBuiltin: the content calls' schemas are fixed at build time
+// (kernel.BuiltinSchema).
+func (o *contentOp) SchemaBuiltin() {}
 func (o *contentOp) Capabilities(json.RawMessage) kernel.Capabilities {
 	if o.read {
 		return kernel.ParallelSafeRead(4)
@@ -358,6 +362,12 @@ func (s *Session) exportPage(ctx context.Context, o ExportOptions, cursor string
 	if o.Include != "" {
 		if match, err = tools.MatchGlob(o.Include); err != nil {
 			return "", kernel.InvalidArgument("exportFiles: include: %v", err)
+		}
+	}
+	if cursor != "" {
+		c, err := workspace.Resolve(cursor)
+		if err != nil || c != cursor || (under != "." && c != under && !strings.HasPrefix(c, under+"/")) {
+			return "", kernel.InvalidArgument("exportFiles: cursor %q is not a path under %q: pass the nextCursor of the previous page, unchanged", cursor, under)
 		}
 	}
 	cur := strings.Split(cursor, "/")

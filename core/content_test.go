@@ -153,6 +153,13 @@ func TestExportPagesAndFilters(t *testing.T) {
 	if got := strings.Join(order, " "); got != "a/b/y.go a/x.go a-b/z.go a.txt b.bin" {
 		t.Fatalf("pages gave %s", got)
 	}
+	// A cursor that no page gave is refused, naming it.
+	for _, c := range []struct{ under, cursor string }{{"", "../etc/passwd"}, {"", "/a.txt"}, {"", "a//x.go"}, {"a", "b.bin"}, {"", "a/./x.go"}} {
+		_, err := s.ExportPage(ctx, core.ExportOptions{Under: c.under}, c.cursor, 1)
+		if err == nil || !strings.Contains(err.Error(), "cursor") || !strings.Contains(err.Error(), c.cursor) {
+			t.Errorf("under %q, cursor %q: %v", c.under, c.cursor, err)
+		}
+	}
 	got, err := s.ExportFiles(ctx, core.ExportOptions{Under: "a", Include: "**/*.go"})
 	if err != nil || len(got) != 2 || string(got["a/b/y.go"]) != "yy" {
 		t.Fatalf("under a, include **/*.go: %v %v", got, err)

@@ -35,5 +35,5 @@ func Example_generateObject() {
 	})
 	fmt.Println(res.ExitCode, res.Output)
 	// Output:
-	// 0 {"object":{"name":"Ada","born":1815},"repair_rounds":1,"mode_used":"tool","usage":{"prompt_tokens":80,"completion_tokens":24,"total_tokens":104,"cache_read_tokens":null,"cache_write_tokens":null}}
+	// 0 {"object":{"name":"Ada","born":1815},"repair_rounds":1,"mode_used":"tool","usage":{"prompt_tokens":80,"completion_tokens":24,"total_tokens":104,"cache_read_tokens":0,"cache_write_tokens":0}}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/a3s-lab/code-wasm/agent"
 	"github.com/a3s-lab/code-wasm/kernel"
 	"github.com/a3s-lab/code-wasm/llm"
 	"github.com/a3s-lab/code-wasm/mcp"
@@ -58,6 +59,22 @@ type Options struct {
 	// WebFetch is the web_fetch tool (tools.NewWebFetch); nil leaves it
 	// out.
 	WebFetch *tools.WebFetch
+
+	// Delegation and skills (delegation.go). Agents are custom agents
+	// added to the built-in catalog after those of the workspace's
+	// .a3s/agents; NoDelegation leaves task and parallel_task out
+	// (manualDelegationEnabled: false); MaxParallelTasks bounds the
+	// children running at once across the session (0: 8).
+	Agents           []agent.Def
+	NoDelegation     bool
+	MaxParallelTasks int
+	// SkillDirs are the workspace directories SKILL.md files are loaded
+	// from; nil means agent.DefaultSkillDir. Skills are added after them.
+	SkillDirs []string
+	Skills    []agent.Skill
+	// WebSearch is the web_search tool (tools.NewWebSearch over the host's
+	// providers); nil leaves it out (API.md: listed only with a provider).
+	WebSearch *tools.WebSearch
 }
 
 // Session is the portable type users hold: a workspace, its tool surface,
@@ -74,6 +91,11 @@ type Session struct {
 	opened io.Closer
 	// mcp holds the session's MCP servers (mcp.go).
 	mcp *mcp.Servers
+	// delegation runs task and parallel_task (delegation.go); nil without
+	// an LLM or with NoDelegation.
+	delegation *agent.Delegation
+	skills     *agent.Skills
+	warnings   []string
 
 	closeOnce sync.Once
 }
@@ -110,6 +132,11 @@ func New(opts Options) (*Session, error) {
 			return nil, err
 		}
 	}
+	if opts.WebSearch != nil {
+		if err := reg.RegisterBuiltin(opts.WebSearch); err != nil {
+			return nil, err
+		}
+	}
 	// The LLM tools exist only with a model (API.md).
 	if opts.LLM != nil {
 		if err := reg.RegisterBuiltin(tools.NewGenerateObject(opts.LLM)); err != nil {
@@ -127,6 +154,10 @@ func New(opts Options) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{ws: ws, reg: reg, k: k, bus: bus, agents: newAgents(opts, k, bus), mcp: mcp.NewServers(reg)}
+	if err := s.startDelegation(opts); err != nil {
+		k.Close()
+		return nil, err
+	}
 	for _, c := range opts.McpServers {
 		if _, err := s.mcp.Add(context.Background(), c); err != nil && !mcp.IsConnectError(err) {
 			return nil, fmt.Errorf("mcpServers: %w", err)
@@ -334,6 +365,9 @@ func (s *Session) Grep(ctx context.Context, pattern string) (string, error) {
 // event stream. Later calls fail with ErrClosed.
 func (s *Session) Close() {
 	s.closeOnce.Do(func() {
+		if s.delegation != nil {
+			s.delegation.Close()
+		}
 		s.agents.close()
 		s.k.Close()
 		s.bus.Close()

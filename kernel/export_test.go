@@ -21,7 +21,7 @@ func (m memLoader) Load(url string) (any, error) {
 func ValidateWithRemotes(schema, inst json.RawMessage, remotes map[string][]byte) *Error {
 	c := newSchemaCache()
 	c.loader = memLoader(remotes)
-	return validateWith(c, "suite", schema, inst)
+	return validateWith(c, "suite", schema, inst, false)
 }
 
 // SchemaCacheLen reports how many schemas the kernel compiled.

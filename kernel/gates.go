@@ -83,7 +83,7 @@ func (v *invocation) preHooks(ctx context.Context) (*denial, *Error) {
 				return &denial{reason: fmt.Sprintf("hook %s answered unknown action %q", h.ID, r.Action)}, nil
 			}
 			if len(r.Modified) > 0 && !sameJSON(r.Modified, v.args) {
-				if e := validateWith(v.k.schemas, v.name, schemaOf(v.t), r.Modified); e != nil {
+				if e := validateWith(v.k.schemas, v.name, schemaOf(v.t), r.Modified, isBuiltin(v.t)); e != nil {
 					e.Msg = "hook " + h.ID + " rewrote the arguments: " + e.Msg
 					e.Kind.Message = e.Msg
 					return nil, e
@@ -170,6 +170,9 @@ func (v *invocation) gate(ctx context.Context) *denial {
 	g := v.k.cfg.Governance
 	if g.SkillRestriction.Enabled && !slices.ContainsFunc(g.SkillRestriction.AllowedTools, func(p string) bool { return matchName(p, v.name) }) {
 		return &denial{reason: fmt.Sprintf("tool %s is not allowed by the active skill", v.name)}
+	}
+	if d := v.narrowed(ctx); d != nil {
+		return d
 	}
 	fx := effectsOf(v.t, v.args)
 	var a callArgs

@@ -150,7 +150,7 @@ func (v *invocation) run(ctx context.Context) *Result {
 	}
 	v.lc.to(StateAdmitted)
 	// 2. Schema validation, before any side effect.
-	if e := validateWith(k.schemas, v.name, schemaOf(v.t), v.args); e != nil {
+	if e := validateWith(k.schemas, v.name, schemaOf(v.t), v.args, isBuiltin(v.t)); e != nil {
 		return v.reject(e, nil)
 	}
 	v.lc.to(StateGatePending)
@@ -226,6 +226,11 @@ func (v *invocation) run(ctx context.Context) *Result {
 		state = StateFailed
 	}
 	return v.finish(res, state)
+}
+
+func isBuiltin(t Tool) bool {
+	_, ok := t.(BuiltinSchema)
+	return ok
 }
 
 func schemaOf(t Tool) json.RawMessage {

@@ -17,7 +17,7 @@ type Schema struct{ s *jsonschema.Schema }
 // 2020-12, no remote $ref, at most MaxSchemaBytes. The error says why it
 // does not compile.
 func CompileSchema(schema json.RawMessage) (*Schema, error) {
-	s, err := newSchemaCache().get(schema)
+	s, err := newSchemaCache().get(schema, false)
 	if err != nil {
 		return nil, err
 	}

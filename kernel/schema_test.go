@@ -37,3 +37,32 @@ func TestCompileSchema(t *testing.T) {
 		}
 	}
 }
+
+// builtinTool is effectTool marked kernel.BuiltinSchema.
+type builtinTool struct{ *effectTool }
+
+func (builtinTool) SchemaBuiltin() {}
+
+// A built-in tool's schema is compiled without the meta-schema check (its
+// bytes are checked by a test instead), a tool from outside always gets it:
+// `"$comment": 5` breaks only the meta-schema, not the compiler.
+func TestBuiltinSchemaSkipsMetaValidation(t *testing.T) {
+	const metaInvalid = `{"type":"object","$comment":5,"properties":{"msg":{"type":"string"}},"required":["msg"]}`
+	if err := kernel.CheckSchema(json.RawMessage(metaInvalid)); err == nil {
+		t.Fatal("CheckSchema accepted a schema the meta-schema refuses")
+	}
+	outside := newEffect("outside")
+	outside.schema = metaInvalid
+	inside := builtinTool{newEffect("inside")}
+	inside.schema = metaInvalid
+	f := newKernel(t, kernel.Governance{}, []kernel.Tool{inside}, outside)
+	if res := f.call(t, kernel.OriginAgent, "outside", `{"msg":"x"}`); res.ExitCode == 0 || !strings.Contains(res.Output, "tool schema is invalid") {
+		t.Errorf("outside tool: exit %d %q, want the schema refused", res.ExitCode, res.Output)
+	}
+	if res := f.call(t, kernel.OriginAgent, "inside", `{"msg":"x"}`); res.ExitCode != 0 {
+		t.Errorf("built-in tool: exit %d %q", res.ExitCode, res.Output)
+	}
+	if res := f.call(t, kernel.OriginAgent, "inside", `{"msg":5}`); res.ExitCode == 0 || !strings.Contains(res.Output, "want string") {
+		t.Errorf("built-in tool still validates its arguments: exit %d %q", res.ExitCode, res.Output)
+	}
+}

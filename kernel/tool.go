@@ -145,6 +145,17 @@ type SchemaValidator interface {
 	ValidationSchema() json.RawMessage
 }
 
+// BuiltinSchema is implemented by a tool whose schemas (Parameters and
+// ValidationSchema) are fixed at build time and checked against the draft
+// 2020-12 meta-schema by a test (TestBuiltinSchemasAreValid in core): the
+// kernel compiles them without that check, whose first use compiles the
+// meta-schema itself (most of a wasm session's first tool call). Schemas
+// from outside (MCP, host tools) are always checked.
+type BuiltinSchema interface {
+	// SchemaBuiltin marks the tool; it is never called.
+	SchemaBuiltin()
+}
+
 // Call is one invocation as a tool sees it.
 type Call struct {
 	ID       string          // invocation id, unique within the session

@@ -21,6 +21,9 @@ import (
 type schemaCache struct {
 	mu sync.Mutex
 	m  map[string]*compiled
+	// builtin holds the schemas compiled without the meta-schema check
+	// (BuiltinSchema), apart, so a schema from outside is always checked.
+	builtin map[string]*compiled
 	// loader serves remote $refs; nil refuses them all.
 	loader jsonschema.URLLoader
 }
@@ -31,13 +34,15 @@ type compiled struct {
 	err  error
 }
 
-func newSchemaCache() *schemaCache { return &schemaCache{m: map[string]*compiled{}} }
+func newSchemaCache() *schemaCache {
+	return &schemaCache{m: map[string]*compiled{}, builtin: map[string]*compiled{}}
+}
 
 // Len reports how many schemas were compiled (or failed to).
 func (c *schemaCache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.m)
+	return len(c.m) + len(c.builtin)
 }
 
 // noLoader refuses every remote $ref: tool schemas must be self-contained,
@@ -48,12 +53,18 @@ func (noLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("remote schema %q not allowed", url)
 }
 
-func (c *schemaCache) get(schema []byte) (*jsonschema.Schema, error) {
+// get compiles schema once; builtin skips the meta-schema check (see
+// BuiltinSchema).
+func (c *schemaCache) get(schema []byte, builtin bool) (*jsonschema.Schema, error) {
+	m := c.m
+	if builtin {
+		m = c.builtin
+	}
 	c.mu.Lock()
-	e, ok := c.m[string(schema)]
+	e, ok := m[string(schema)]
 	if !ok {
 		e = &compiled{}
-		c.m[string(schema)] = e
+		m[string(schema)] = e
 	}
 	c.mu.Unlock()
 	e.once.Do(func() {
@@ -68,6 +79,9 @@ func (c *schemaCache) get(schema []byte) (*jsonschema.Schema, error) {
 		}
 		comp := jsonschema.NewCompiler()
 		comp.DefaultDraft(jsonschema.Draft2020)
+		if builtin {
+			comp.SkipMetaValidation()
+		}
 		if c.loader != nil {
 			comp.UseLoader(c.loader)
 		} else {
@@ -89,10 +103,10 @@ func (c *schemaCache) get(schema []byte) (*jsonschema.Schema, error) {
 // most 8 problems in at most 4 KiB. A nil or empty schema accepts any JSON
 // object.
 func ValidateArgs(tool string, schema, args json.RawMessage) *Error {
-	return validateWith(newSchemaCache(), tool, schema, args)
+	return validateWith(newSchemaCache(), tool, schema, args, false)
 }
 
-func validateWith(c *schemaCache, tool string, schema, args json.RawMessage) *Error {
+func validateWith(c *schemaCache, tool string, schema, args json.RawMessage, builtin bool) *Error {
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
 	if err != nil {
 		return InvalidArgument("%s: arguments are not valid JSON: %v", tool, err)
@@ -103,7 +117,7 @@ func validateWith(c *schemaCache, tool string, schema, args json.RawMessage) *Er
 		}
 		return nil
 	}
-	sch, err := c.get(schema)
+	sch, err := c.get(schema, builtin)
 	if err != nil {
 		return InvalidArgument("%s: tool schema is invalid: %s", tool, capText(err.Error(), MaxSchemaErrorBytes))
 	}
@@ -194,6 +208,6 @@ func jsonUnmarshal(b []byte) (any, error) { return jsonschema.UnmarshalJSON(byte
 // CheckSchema reports whether schema compiles as a tool schema (draft
 // 2020-12 unless its $schema names another draft; no remote $ref).
 func CheckSchema(schema json.RawMessage) error {
-	_, err := newSchemaCache().get(schema)
+	_, err := newSchemaCache().get(schema, false)
 	return err
 }

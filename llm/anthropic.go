@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"iter"
 	"runtime"
-	"strings"
 
 	"github.com/a3s-lab/code-wasm/errkind"
 )
@@ -14,33 +13,19 @@ import (
 type anthropic struct{ t transport }
 
 func (c *anthropic) Stream(ctx context.Context, req Request) iter.Seq2[Chunk, error] {
-	return func(yield func(Chunk, error) bool) {
-		if err := req.check(); err != nil {
-			yield(Chunk{}, err)
-			return
-		}
-		body, err := json.Marshal(c.body(&req))
-		if err != nil {
-			yield(Chunk{}, &Error{kind: errkind.InvalidArgument, Message: "llm request: " + err.Error()})
-			return
-		}
-		h := map[string]string{
-			"content-type":      "application/json",
-			"accept":            "text/event-stream",
-			"anthropic-version": "2023-06-01",
-		}
-		if c.t.cfg.APIKey != "" {
-			h["x-api-key"] = c.t.cfg.APIKey
-		}
-		if runtime.GOOS == "js" {
-			// The API refuses a CORS request without it; harmless elsewhere.
-			h["anthropic-dangerous-direct-browser-access"] = "true"
-		}
-		for k, v := range c.t.cfg.Headers {
-			h[strings.ToLower(k)] = v
-		}
-		c.t.stream(ctx, c.t.cfg.BaseURL+"/v1/messages", h, body, &anthropicDecoder{}, yield)
+	h := map[string]string{
+		"content-type":      "application/json",
+		"accept":            "text/event-stream",
+		"anthropic-version": "2023-06-01",
 	}
+	if c.t.cfg.APIKey != "" {
+		h["x-api-key"] = c.t.cfg.APIKey
+	}
+	if runtime.GOOS == "js" {
+		// The API refuses a CORS request without it; harmless elsewhere.
+		h["anthropic-dangerous-direct-browser-access"] = "true"
+	}
+	return c.t.request(ctx, req, "/v1/messages", h, c.body, func() decoder { return &anthropicDecoder{} })
 }
 
 type anBlock struct {
@@ -61,7 +46,7 @@ type anMessage struct {
 
 // body is the wire request: tool results first in their user message, a
 // call's arguments as an object ({} if they do not parse).
-func (c *anthropic) body(r *Request) map[string]any {
+func (c *anthropic) body(r *Request) (b map[string]any, tools []byte) {
 	msgs := make([]anMessage, 0, len(r.Messages))
 	for _, m := range r.merged() {
 		am := anMessage{Role: string(m.Role)}
@@ -81,7 +66,7 @@ func (c *anthropic) body(r *Request) map[string]any {
 		}
 		msgs = append(msgs, am)
 	}
-	b := map[string]any{
+	b = map[string]any{
 		"model":      cmp(r.Model, c.t.cfg.Model),
 		"max_tokens": cmpInt(r.MaxTokens, c.t.cfg.MaxTokens),
 		"messages":   msgs,
@@ -94,14 +79,16 @@ func (c *anthropic) body(r *Request) map[string]any {
 		b["temperature"] = *r.Temperature
 	}
 	if len(r.Tools) > 0 {
-		tools := make([]map[string]any, len(r.Tools))
-		for i, t := range r.Tools {
-			tools[i] = map[string]any{"name": t.Name, "input_schema": t.parameters()}
+		tools = writeTools(r.Tools, func(buf []byte, t Tool) []byte {
 			if t.Description != "" {
-				tools[i]["description"] = t.Description
+				buf = appendJSONString(append(buf, `{"description":`...), t.Description)
+				buf = append(buf, ',')
+			} else {
+				buf = append(buf, '{')
 			}
-		}
-		b["tools"] = tools
+			buf = append(append(append(buf, `"input_schema":`...), t.parameters()...), `,"name":`...)
+			return append(appendJSONString(buf, t.Name), '}')
+		})
 		switch r.ToolChoice.Type {
 		case ToolChoiceNone:
 			b["tool_choice"] = map[string]string{"type": "none"}
@@ -111,7 +98,7 @@ func (c *anthropic) body(r *Request) map[string]any {
 			b["tool_choice"] = map[string]string{"type": "tool", "name": r.ToolChoice.Name}
 		}
 	}
-	return b
+	return b, tools
 }
 
 // anthropicDecoder reads the named events of a Messages stream. Blocks are
@@ -156,7 +143,8 @@ func (a *anUsage) usage() Usage {
 		return *p
 	}
 	in := n(a.InputTokens) + n(a.CacheCreationInputTokens) + n(a.CacheReadInputTokens)
-	return Usage{in, n(a.OutputTokens), in + n(a.OutputTokens)}
+	return Usage{PromptTokens: in, CompletionTokens: n(a.OutputTokens), TotalTokens: in + n(a.OutputTokens),
+		CacheReadTokens: n(a.CacheReadInputTokens), CacheWriteTokens: n(a.CacheCreationInputTokens)}
 }
 
 type anEvent struct {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -220,8 +221,9 @@ func (b *timedBody) Read(p []byte) (int, error) {
 
 func (b *timedBody) Close() error {
 	b.timer.Stop()
+	err := b.rc.Close() // before cancel: a finished body needs no abort
 	b.cancel(nil)
-	return b.rc.Close()
+	return err
 }
 
 // decoder turns one provider's SSE events into chunks, appended to out.
@@ -230,6 +232,27 @@ type decoder interface {
 	event(name string, data []byte, out *[]Chunk) (done bool, err error)
 	// eof handles the end of the body before done.
 	eof(out *[]Chunk) error
+}
+
+// request checks req, encodes its wire body, adds the configured headers
+// to h (theirs win) and streams the answer of path through a new decoder.
+func (t *transport) request(ctx context.Context, req Request, path string, h map[string]string,
+	body func(*Request) (map[string]any, []byte), newDecoder func() decoder) iter.Seq2[Chunk, error] {
+	for k, v := range t.cfg.Headers {
+		h[strings.ToLower(k)] = v
+	}
+	return func(yield func(Chunk, error) bool) {
+		if err := req.check(); err != nil {
+			yield(Chunk{}, err)
+			return
+		}
+		b, err := encodeBody(body(&req))
+		if err != nil {
+			yield(Chunk{}, &Error{kind: errkind.InvalidArgument, Message: "llm request: " + err.Error()})
+			return
+		}
+		t.stream(ctx, t.cfg.BaseURL+path, h, b, newDecoder(), yield)
+	}
 }
 
 // stream opens the request and yields what d makes of its events. Breaking

@@ -147,11 +147,20 @@ type Usage struct {
 	PromptTokens     int `json:"promptTokens"`
 	CompletionTokens int `json:"completionTokens"`
 	TotalTokens      int `json:"totalTokens"`
+	// CacheReadTokens and CacheWriteTokens are the parts of PromptTokens
+	// read from and written to the provider's prompt cache, as it reports
+	// them (OpenAI: prompt_tokens_details.cached_tokens; Anthropic:
+	// cache_read_input_tokens and cache_creation_input_tokens); absent
+	// when zero.
+	CacheReadTokens  int `json:"cacheReadTokens,omitempty"`
+	CacheWriteTokens int `json:"cacheWriteTokens,omitempty"`
 }
 
 // Add returns the sum of u and v.
 func (u Usage) Add(v Usage) Usage {
-	return Usage{u.PromptTokens + v.PromptTokens, u.CompletionTokens + v.CompletionTokens, u.TotalTokens + v.TotalTokens}
+	return Usage{PromptTokens: u.PromptTokens + v.PromptTokens, CompletionTokens: u.CompletionTokens + v.CompletionTokens,
+		TotalTokens: u.TotalTokens + v.TotalTokens, CacheReadTokens: u.CacheReadTokens + v.CacheReadTokens,
+		CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens}
 }
 
 // Config is the `llm` option of API.md: which provider, where, and how

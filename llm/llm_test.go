@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -112,7 +113,7 @@ func TestChunkJSON(t *testing.T) {
 		{Chunk{Type: TextDelta, Text: "Hel"}, `{"type":"text_delta","text":"Hel","index":0}`},
 		{Chunk{Type: ToolCallStart, Index: 1, ID: "c", Name: "read"}, `{"type":"tool_call_start","index":1,"id":"c","name":"read"}`},
 		{Chunk{Type: ToolCallDelta, Index: 1, Fragment: "{"}, `{"type":"tool_call_delta","index":1,"fragment":"{"}`},
-		{Chunk{Type: Finish, StopReason: ToolUse, Usage: Usage{1, 2, 3}}, `{"type":"finish","index":0,"stopReason":"tool_use","usage":{"promptTokens":1,"completionTokens":2,"totalTokens":3}}`},
+		{Chunk{Type: Finish, StopReason: ToolUse, Usage: Usage{PromptTokens: 1, CompletionTokens: 2, TotalTokens: 3}}, `{"type":"finish","index":0,"stopReason":"tool_use","usage":{"promptTokens":1,"completionTokens":2,"totalTokens":3}}`},
 	} {
 		b, err := json.Marshal(c.chunk)
 		if err != nil || string(b) != c.json {
@@ -193,7 +194,7 @@ func TestOpenAIToolCallOrder(t *testing.T) {
 	if len(tr.Message.ToolCalls) != 2 || tr.Message.ToolCalls[0] != want[0] || tr.Message.ToolCalls[1] != want[1] {
 		t.Fatalf("calls %+v, want %+v", tr.Message.ToolCalls, want)
 	}
-	if tr.Usage != (Usage{3, 4, 7}) {
+	if tr.Usage != (Usage{PromptTokens: 3, CompletionTokens: 4, TotalTokens: 7}) {
 		t.Fatalf("usage %+v", tr.Usage)
 	}
 }
@@ -237,5 +238,45 @@ func TestOpenAISameIndexNewID(t *testing.T) {
 	}
 	if len(tr.Message.ToolCalls) != 2 || tr.Message.ToolCalls[1].ID != "b" || tr.Message.ToolCalls[1].Arguments != `{"x":2}` {
 		t.Fatalf("calls %+v", tr.Message.ToolCalls)
+	}
+}
+
+// appendJSONString writes what encoding/json writes for a string, but
+// for <, > and & (left as they are), on every byte sequence.
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range []string{"", "read", "a \"quoted\" \\ path\n\ttab\r", "\x00\x1f\x7f", "ü日本\u2028\u2029", "\xff\xfe bad", "<a & b>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := string(appendJSONString(nil, s))
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		if want := strings.TrimSuffix(buf.String(), "\n"); got != want {
+			t.Fatalf("appendJSONString(%q) = %s, encoding/json writes %s", s, got, want)
+		}
+	})
+}
+
+// Anthropic counts cached input apart from input_tokens: the prompt is
+// their sum, and the cache parts are kept.
+func TestAnthropicCacheUsage(t *testing.T) {
+	var a anUsage
+	for _, ev := range []string{
+		`{"input_tokens":10,"cache_creation_input_tokens":200,"cache_read_input_tokens":30,"output_tokens":1}`,
+		`{"output_tokens":7}`, // message_delta: cumulative output only
+	} {
+		var u anUsage
+		if err := json.Unmarshal([]byte(ev), &u); err != nil {
+			t.Fatal(err)
+		}
+		a.merge(&u)
+	}
+	want := Usage{PromptTokens: 240, CompletionTokens: 7, TotalTokens: 247, CacheReadTokens: 30, CacheWriteTokens: 200}
+	if got := a.usage(); got != want {
+		t.Fatalf("usage %+v, want %+v", got, want)
 	}
 }

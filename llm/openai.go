@@ -14,25 +14,11 @@ import (
 type openAI struct{ t transport }
 
 func (c *openAI) Stream(ctx context.Context, req Request) iter.Seq2[Chunk, error] {
-	return func(yield func(Chunk, error) bool) {
-		if err := req.check(); err != nil {
-			yield(Chunk{}, err)
-			return
-		}
-		body, err := json.Marshal(c.body(&req))
-		if err != nil {
-			yield(Chunk{}, &Error{kind: errkind.InvalidArgument, Message: "llm request: " + err.Error()})
-			return
-		}
-		h := map[string]string{"content-type": "application/json", "accept": "text/event-stream"}
-		if c.t.cfg.APIKey != "" {
-			h["authorization"] = "Bearer " + c.t.cfg.APIKey
-		}
-		for k, v := range c.t.cfg.Headers {
-			h[strings.ToLower(k)] = v
-		}
-		c.t.stream(ctx, c.t.cfg.BaseURL+"/chat/completions", h, body, &openAIDecoder{}, yield)
+	h := map[string]string{"content-type": "application/json", "accept": "text/event-stream"}
+	if c.t.cfg.APIKey != "" {
+		h["authorization"] = "Bearer " + c.t.cfg.APIKey
 	}
+	return c.t.request(ctx, req, "/chat/completions", h, c.body, func() decoder { return &openAIDecoder{} })
 }
 
 type oaMessage struct {
@@ -51,18 +37,9 @@ type oaToolCall struct {
 	} `json:"function"`
 }
 
-type oaTool struct {
-	Type     string `json:"type"`
-	Function struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description,omitempty"`
-		Parameters  json.RawMessage `json:"parameters"`
-	} `json:"function"`
-}
-
 // body is the wire request: the system prompt first, tool results as one
 // "tool" message per call before the user's text.
-func (c *openAI) body(r *Request) map[string]any {
+func (c *openAI) body(r *Request) (b map[string]any, tools []byte) {
 	var msgs []oaMessage
 	if r.System != "" {
 		msgs = append(msgs, oaMessage{Role: "system", Content: &r.System})
@@ -86,7 +63,7 @@ func (c *openAI) body(r *Request) map[string]any {
 			msgs = append(msgs, oaMessage{Role: "user", Content: &m.Text})
 		}
 	}
-	b := map[string]any{
+	b = map[string]any{
 		"model":          cmp(r.Model, c.t.cfg.Model),
 		"messages":       msgs,
 		"stream":         true,
@@ -105,12 +82,13 @@ func (c *openAI) body(r *Request) map[string]any {
 		b["temperature"] = *r.Temperature
 	}
 	if len(r.Tools) > 0 {
-		tools := make([]oaTool, len(r.Tools))
-		for i, t := range r.Tools {
-			tools[i].Type = "function"
-			tools[i].Function.Name, tools[i].Function.Description, tools[i].Function.Parameters = t.Name, t.Description, t.parameters()
-		}
-		b["tools"] = tools
+		tools = writeTools(r.Tools, func(buf []byte, t Tool) []byte {
+			buf = appendJSONString(append(buf, `{"type":"function","function":{"name":`...), t.Name)
+			if t.Description != "" {
+				buf = appendJSONString(append(buf, `,"description":`...), t.Description)
+			}
+			return append(append(append(buf, `,"parameters":`...), t.parameters()...), "}}"...)
+		})
 		switch r.ToolChoice.Type {
 		case ToolChoiceNone, ToolChoiceRequired:
 			b["tool_choice"] = string(r.ToolChoice.Type)
@@ -118,7 +96,7 @@ func (c *openAI) body(r *Request) map[string]any {
 			b["tool_choice"] = map[string]any{"type": "function", "function": map[string]string{"name": r.ToolChoice.Name}}
 		}
 	}
-	return b
+	return b, tools
 }
 
 // cmp is a if not empty, else b.
@@ -176,6 +154,9 @@ type oaChunk struct {
 		PromptTokens     int `json:"prompt_tokens"`
 		CompletionTokens int `json:"completion_tokens"`
 		TotalTokens      int `json:"total_tokens"`
+		PromptDetails    *struct {
+			CachedTokens int `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
 	} `json:"usage"`
 	Error json.RawMessage `json:"error"`
 }
@@ -197,7 +178,10 @@ func (d *openAIDecoder) event(_ string, data []byte, out *[]Chunk) (bool, error)
 		return false, &Error{kind: kind, Type: typ, Message: "llm stream: the server reported an error: " + msg}
 	}
 	if ch.Usage != nil {
-		d.usage = Usage{ch.Usage.PromptTokens, ch.Usage.CompletionTokens, ch.Usage.TotalTokens}
+		d.usage = Usage{PromptTokens: ch.Usage.PromptTokens, CompletionTokens: ch.Usage.CompletionTokens, TotalTokens: ch.Usage.TotalTokens}
+		if ch.Usage.PromptDetails != nil {
+			d.usage.CacheReadTokens = ch.Usage.PromptDetails.CachedTokens
+		}
 		if d.usage.TotalTokens == 0 {
 			d.usage.TotalTokens = d.usage.PromptTokens + d.usage.CompletionTokens
 		}

@@ -1,8 +1,11 @@
 package llm
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/a3s-lab/code-wasm/errkind"
 )
@@ -55,11 +58,8 @@ func (r *Request) check() error {
 			return bad("tools[%d]: %q is listed twice", i, t.Name)
 		}
 		names[t.Name] = true
-		if t.Parameters != nil {
-			var o map[string]any
-			if json.Unmarshal(t.Parameters, &o) != nil {
-				return bad("tools[%d].parameters is not a JSON object", i)
-			}
+		if t.Parameters != nil && !isJSONObject(t.Parameters) {
+			return bad("tools[%d].parameters is not a JSON object", i)
 		}
 	}
 	switch r.ToolChoice.Type {
@@ -121,4 +121,120 @@ func (c ToolCall) arguments() string {
 		}
 	}
 	return "{}"
+}
+
+// isJSONObject reports whether b is one valid JSON value that is an object.
+// It checks without decoding, and remembers the schemas it passed: an agent
+// sends the same tool schemas in every request, and checking them each time
+// was a fifth of the loop's own CPU per turn (a map lookup hashes the bytes
+// far faster than a scan validates them).
+func isJSONObject(b []byte) bool {
+	objects.Lock()
+	_, ok := objects.seen[string(b)]
+	objects.Unlock()
+	if ok {
+		return true
+	}
+	t := bytes.TrimLeft(b, " \t\r\n")
+	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+		return false
+	}
+	objects.Lock()
+	if len(objects.seen) >= 1024 {
+		clear(objects.seen)
+	}
+	objects.seen[string(b)] = struct{}{}
+	objects.Unlock()
+	return true
+}
+
+// objects holds the schemas isJSONObject passed (at most 1024).
+var objects = struct {
+	sync.Mutex
+	seen map[string]struct{}
+}{seen: map[string]struct{}{}}
+
+// encodeBody marshals b and adds tools, the JSON array written by
+// writeTools, as its last member. encoding/json re-validates and compacts
+// every RawMessage it writes: for the tool schemas every request carries,
+// that was a quarter of the agent loop's own CPU per turn. check has
+// already made sure each schema is one JSON object.
+func encodeBody(b map[string]any, tools []byte) ([]byte, error) {
+	out, err := json.Marshal(b)
+	if err != nil || tools == nil {
+		return out, err
+	}
+	out = append(out[:len(out)-1], `,"tools":`...)
+	out = append(out, tools...)
+	return append(out, '}'), nil
+}
+
+// writeTools writes ts as a JSON array, each element made by one(buf, t),
+// the schema verbatim.
+func writeTools(ts []Tool, one func(buf []byte, t Tool) []byte) []byte {
+	n := 2
+	for _, t := range ts {
+		n += len(t.Name) + len(t.Description) + len(t.Parameters) + 96
+	}
+	buf := append(make([]byte, 0, n), '[')
+	for i, t := range ts {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = one(buf, t)
+	}
+	return append(buf, ']')
+}
+
+// appendJSONString appends s as a JSON string, escaped as encoding/json
+// does but for <, > and &: quotes, backslashes, control characters,
+// U+2028 and U+2029; invalid UTF-8 becomes U+FFFD.
+func appendJSONString(buf []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	buf = append(buf, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			buf = append(buf, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				buf = append(buf, '\\', c)
+			case '\n':
+				buf = append(buf, '\\', 'n')
+			case '\r':
+				buf = append(buf, '\\', 'r')
+			case '\t':
+				buf = append(buf, '\\', 't')
+			case '\b':
+				buf = append(buf, '\\', 'b')
+			case '\f':
+				buf = append(buf, '\\', 'f')
+			default:
+				buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+			buf = append(buf, s[start:i]...)
+			switch r {
+			case utf8.RuneError:
+				buf = append(buf, `\ufffd`...)
+			default:
+				buf = append(buf, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			}
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	return append(append(buf, s[start:]...), '"')
 }

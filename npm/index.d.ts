@@ -24,7 +24,9 @@ export type ErrorCode =
   /** send/stream on a session created without the llm option. */
   | 'NO_LLM'
   /** The agent run started and did not finish; `result` is the AgentResult so far with its errorKind. */
-  | 'AGENT_FAILED';
+  | 'AGENT_FAILED'
+  /** task/tasks on a session created with manualDelegationEnabled: false. */
+  | 'NO_DELEGATION';
 
 /** Every rejection is a CodeWasmError (npm/src/errors.mjs). */
 export class CodeWasmError extends Error {
@@ -407,6 +409,10 @@ export interface Usage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** The part of promptTokens read from the provider's prompt cache (absent when none). */
+  cacheReadTokens?: number;
+  /** The part of promptTokens written to the provider's prompt cache (Anthropic; absent when none). */
+  cacheWriteTokens?: number;
 }
 
 /** What send/run resolve to. Go: internal/hostapi/llm.go AgentResult */
@@ -459,6 +465,72 @@ export interface SessionOptions {
   mcpServers?: McpServer[];
   /** web_fetch's reach: public addresses only, except allowOrigins. */
   webFetch?: WebFetchOptions;
+  /** web_search's engines; without providers web_search is not listed. */
+  webSearch?: WebSearchOptions;
+  /** Custom agents for task/parallel_task, after the built-ins and the workspace's .a3s/agents files (same name: replaces). */
+  agents?: AgentDefinition[];
+  /** Delegated agents running at once across the session (1–32); default 8. */
+  maxParallelTasks?: number;
+  /** false leaves task and parallel_task out (task/tasks reject NO_DELEGATION). Default true with llm. */
+  manualDelegationEnabled?: boolean;
+  /** Workspace directories SKILL.md files load from (name.md or name/SKILL.md, recursive); default ['.a3s/skills']. A file that does not parse is skipped. */
+  skillDirs?: string[];
+  /** Skills added after those of skillDirs. */
+  skills?: SkillDefinition[];
+}
+
+/** A skill (session.addSkill, options.skills). Go: agent/skills.go Skill */
+export interface SkillDefinition {
+  /** No spaces or slashes. */
+  name: string;
+  description?: string;
+  /** The instructions. */
+  content?: string;
+  /** Permission rules (`read(*)`, `grep`, `bash(command:gh *)`, `*`); inside the skill every other call is denied, and the session's policy still applies. */
+  allowedTools?: string[];
+  /** Skill refuses it; search_skills leaves it out. */
+  disableModelInvocation?: boolean;
+  kind?: 'instruction' | 'persona' | 'tool';
+  tags?: string[];
+  version?: string;
+}
+
+/** A custom agent. Go: agent/catalog.go Def */
+export interface AgentDefinition {
+  name: string;
+  description?: string;
+  /** The agent's system prompt. */
+  prompt: string;
+  /** Its tool rounds; default 50. */
+  maxSteps?: number;
+  /** Narrows the session's policy inside the agent (default decision deny); task and parallel_task are always denied there. */
+  permissions?: { allow?: string[]; deny?: string[]; ask?: string[]; defaultDecision?: 'allow' | 'deny' | 'ask' };
+  /** What the agent's own ask means: auto_approve (the session's policy decides) or deny. Default: auto_approve when permissions are given, else deny. */
+  confirmationInheritance?: 'auto_approve' | 'deny';
+  /** Left out of the catalog the model reads. */
+  hidden?: boolean;
+}
+
+/** One delegated task (session.task, session.tasks). Go: agent/delegate.go TaskSpec */
+export interface TaskSpec {
+  /** explore, general, plan, verification, review (or an alias), or a custom agent. */
+  agent: string;
+  description: string;
+  prompt: string;
+  /** Resolves at once with the task id (metadata.task_ids); read the result with taskResult. */
+  background?: boolean;
+  maxSteps?: number;
+  /** A JSON Schema the answer must follow; the parsed answer is metadata.structured. */
+  outputSchema?: Record<string, unknown>;
+}
+
+/** A background task's state (session.taskResult). */
+export interface BackgroundTask {
+  taskId: string;
+  agent: string;
+  done: boolean;
+  /** The task's ToolResult once done. */
+  result?: ToolResult;
 }
 
 /** An MCP server (Streamable HTTP). Go: mcp/servers.go Config */
@@ -502,6 +574,56 @@ export interface McpStatus {
 export interface WebFetchOptions {
   /** Exact origins such as 'http://127.0.0.1:8787' (scheme://host[:port]). */
   allowOrigins?: string[];
+}
+
+/** createSession({ webSearch }): the engines web_search asks. Go: tools/web_search.go NewWebSearch */
+export interface WebSearchOptions {
+  providers: (WebSearchProvider | WebSearchEndpoint)[];
+}
+
+/**
+ * One web_search engine run by the app. search resolves to at most limit results; a rate limit is
+ * signalled by throwing an error whose code is 'rate_limited' (optionally with retryAfterMs), a
+ * timeout with code 'timeout'; anything else counts as a failure of this engine. Go: tools.SearchProvider
+ */
+export interface WebSearchProvider {
+  /** 1–64 characters of [A-Za-z0-9_-], unique; the name web_search's engines argument uses. */
+  name: string;
+  search(query: string, opts: { limit: number; signal: AbortSignal }): Promise<WebSearchHit[]> | WebSearchHit[];
+}
+
+/**
+ * One web_search engine the session reaches itself over HTTP (public addresses only, unless the
+ * origin is in webFetch.allowOrigins). Go: tools.HTTPSearchConfig
+ */
+export interface WebSearchEndpoint {
+  name: string;
+  /** searxng: a SearXNG instance's search URL, asked with format=json; brave: the Brave Search API. */
+  kind: 'searxng' | 'brave';
+  /** Required for searxng (https://searx.example/search); brave defaults to its public API URL. */
+  url?: string;
+  /** Required for brave (X-Subscription-Token). Visible to a page's users in a browser. */
+  apiKey?: string;
+  /** Sent with every request. */
+  headers?: Record<string, string>;
+}
+
+export interface WebSearchHit {
+  title: string;
+  url: string;
+  snippet?: string;
+}
+
+/** session.webSearch(args): web_search's arguments. */
+export interface WebSearchArgs {
+  query: string;
+  /** Engine names, an array or a comma-separated string; default all. */
+  engines?: string[] | string;
+  /** Default 10, maximum 50. */
+  limit?: number;
+  /** Seconds; default 20, maximum 60. */
+  timeout?: number;
+  format?: 'text' | 'json';
 }
 
 export interface ReadFileOptions extends CallOptions {
@@ -729,10 +851,37 @@ export interface Session {
   /**
    * Registers a host tool. The name must not shadow a built-in or start with mcp__; parameters must
    * compile as a JSON Schema. A throw or rejection is exit 1 with its message. Throws INVALID_CALL.
+   * In the browser build (Go runs in a Worker) it returns a Promise, rejected with that error.
    */
-  registerTool(tool: HostTool): void;
-  /** Removes a host tool; false when there was none. */
-  unregisterTool(name: string): boolean;
+  registerTool(tool: HostTool): void | Promise<void>;
+  /** Removes a host tool; false when there was none (a Promise of it in the browser build). */
+  unregisterTool(name: string): boolean | Promise<boolean>;
+
+  /**
+   * Runs one delegated agent (the task tool, trusted; the agent's own calls are governed and can only
+   * narrow the session's policy). Metadata: {task_id, session_id, agent, success, output_bytes,
+   * truncated_for_context, artifact_id, artifact_uri, structured, source_anchors}. Rejects NO_LLM
+   * without llm; a failed agent is exit 1 with errorKind partial_failure.
+   */
+  task(task: TaskSpec, opts?: CallOptions): Promise<ToolResult>;
+  /** Runs 1–32 delegated agents concurrently; metadata lists their results in order (task_count, success_count, results, …). */
+  tasks(tasks: TaskSpec[], opts?: CallOptions & { allowPartialFailure?: boolean; timeoutMs?: number; minSuccessCount?: number }): Promise<ToolResult>;
+  /** A background task's state; `wait: true` resolves once it finished. Rejects INVALID_CALL for an unknown id. */
+  taskResult(taskId: string, opts?: CallOptions & { wait?: boolean }): Promise<BackgroundTask>;
+
+  /** Adds (or, with the same name, replaces) a skill; throws INVALID_CALL naming what is wrong (in the browser build: a Promise, rejected with it). */
+  addSkill(skill: SkillDefinition): void | Promise<void>;
+  /** Removes a skill; false when there was none (a Promise of it in the browser build). */
+  removeSkill(name: string): boolean | Promise<boolean>;
+  /** The loaded skills, sorted. */
+  skillNames(): string[];
+
+  /**
+   * Runs web_search (listed only with options.webSearch providers). metadata.status is complete, partial
+   * or failed; failed (no results and an engine failed) is exitCode 1 with errorKind rate_limited,
+   * timeout or transport.
+   */
+  webSearch(args: WebSearchArgs, opts?: CallOptions): Promise<ToolResult>;
 
   /** Cancels in-flight calls (they reject SESSION_CLOSED), ends event streams, releases the session. */
   close(): Promise<void>;

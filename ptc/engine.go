@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Engine runs one script. Implementations must be safe for concurrent Run
@@ -65,7 +66,30 @@ type Program struct {
 	MaxResultBytes int
 	// MemoryBytes bounds the script's heap (QuickJS's memory limit).
 	MemoryBytes int
+	// Timeout is the script's own time (limits.timeoutMs), for an engine
+	// that keeps a backstop of its own; Run's ctx is cancelled when it
+	// passes.
+	Timeout time.Duration
+	// Running is set for an engine that implements RunningReporter: it
+	// calls Running once, when the script's realm is ready and the script
+	// is about to run. Timeout counts from then; the engine's start has
+	// its own bound (EngineStartTimeout).
+	Running func()
 }
+
+// RunningReporter is implemented by an engine whose start (a worker
+// booting, QuickJS loading) can take longer than a short script's
+// timeout: it calls Program.Running when the script starts, and the
+// program tool counts limits.timeoutMs from then.
+type RunningReporter interface {
+	// ReportsRunning marks the engine; it is never called.
+	ReportsRunning()
+}
+
+// EngineStartTimeout bounds an engine's start before its script runs
+// (RunningReporter): generous, as a cold worker on a loaded machine takes
+// seconds; reported as metadata.program.engine_start_ms.
+const EngineStartTimeout = 60 * time.Second
 
 // The engine limits of a Program left 0, and the stack every engine gives
 // QuickJS (REFERENCE.md §2.13: 64 MiB VM memory, 512 KiB VM stack).

@@ -39,6 +39,10 @@ func NewHostEngine(host HostFunc) Engine {
 	return &HostEngine{host: host, runtime: "host-js"}
 }
 
+// ReportsRunning: the host posts `running` in a poll answer once the
+// worker has loaded QuickJS and the script is about to run.
+func (e *HostEngine) ReportsRunning() {}
+
 // Name is the runtime the host last reported (e.g. "node-worker").
 func (e *HostEngine) Name() string {
 	e.mu.Lock()
@@ -53,8 +57,10 @@ type hostStart struct {
 	Methods       []string        `json:"methods"`
 	Tools         []string        `json:"tools"`
 	MaxStackDepth int             `json:"maxStackDepth,omitempty"`
-	// TimeoutMs is a backstop for the JS side: it stops the worker on its
-	// own if Go never says ptc.stop.
+	// TimeoutMs is a backstop for the JS side, counted from the script's
+	// start (after the engine loaded): QuickJS's interrupt stops the script
+	// then, and the host stops the worker 1 s later if Go never says
+	// ptc.stop.
 	TimeoutMs int64 `json:"timeoutMs"`
 	// The engine's limits (Program's, defaults filled in).
 	MaxToolCalls   int `json:"maxToolCalls"`
@@ -89,6 +95,9 @@ type hostPoll struct {
 	// Violation is a limit the script hit inside the engine (maxToolCalls),
 	// reported once.
 	Violation string `json:"violation,omitempty"`
+	// Running: the engine has started and the script runs (reported once,
+	// before any call or done).
+	Running bool `json:"running,omitempty"`
 }
 
 type hostReply struct {
@@ -139,7 +148,9 @@ func (e *HostEngine) Run(ctx context.Context, p *Program, b Bridge) (json.RawMes
 		MaxStackDepth: p.MaxStackDepth, TimeoutMs: 24 * 3600 * 1000,
 		MaxToolCalls: orDefault(p.MaxToolCalls, DefaultMaxToolCalls), MaxInFlight: orDefault(p.MaxInFlight, DefaultMaxInFlight),
 		MaxResultBytes: orDefault(p.MaxResultBytes, DefaultMaxResultBytes), MemoryBytes: orDefault(p.MemoryBytes, DefaultMemoryBytes)}
-	if d, ok := ctx.Deadline(); ok {
+	if p.Timeout > 0 {
+		st.TimeoutMs = (p.Timeout + SettleGrace).Milliseconds()
+	} else if d, ok := ctx.Deadline(); ok {
 		st.TimeoutMs = time.Until(d).Milliseconds() + SettleGrace.Milliseconds()
 	}
 	var started struct {
@@ -184,6 +195,9 @@ func (e *HostEngine) Run(ctx context.Context, p *Program, b Bridge) (json.RawMes
 		var pr hostPoll
 		if err := e.do(ctx, "ptc.poll", map[string]int64{"run": started.Run}, &pr); err != nil {
 			return nil, fail(err)
+		}
+		if pr.Running && p.Running != nil {
+			p.Running()
 		}
 		if pr.Violation != "" && violation == nil {
 			violation = &LimitError{Message: pr.Violation}

@@ -9,6 +9,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a3s-lab/code-wasm/kernel"
@@ -55,6 +56,9 @@ func (*Tool) Name() string { return "program" }
 // Orchestrates marks program as an orchestrator: a program may not call
 // program, directly or through another orchestrator.
 func (*Tool) Orchestrates() {}
+
+// SchemaBuiltin: program's schema is fixed at build time (kernel.BuiltinSchema).
+func (*Tool) SchemaBuiltin() {}
 
 func (*Tool) Description() string {
 	return "Run a bounded JavaScript program that calls tools, to replace many grep/read turns with one call. " +
@@ -268,8 +272,35 @@ func (t *Tool) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 	prog.MaxToolCalls, prog.MaxInFlight = p.maxToolCalls, DefaultMaxInFlight
 	prog.MaxResultBytes, prog.MemoryBytes = DefaultMaxResultBytes, DefaultMemoryBytes
 
-	runCtx, cancel := context.WithTimeout(ctx, p.timeout)
-	defer cancel()
+	// limits.timeoutMs counts the script's run: from Running when the
+	// engine reports it (its start has EngineStartTimeout of its own), else
+	// from here.
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	prog.Timeout = p.timeout
+	t0 := time.Now()
+	var clock sync.Mutex
+	var engineStart time.Duration = -1
+	scriptTimer := func() *time.Timer { return time.AfterFunc(p.timeout, func() { cancel(errScriptTimeout) }) }
+	var timer *time.Timer
+	if _, ok := t.cfg.Engine.(RunningReporter); ok {
+		timer = time.AfterFunc(EngineStartTimeout, func() { cancel(errEngineStart) })
+		prog.Running = sync.OnceFunc(func() {
+			clock.Lock()
+			defer clock.Unlock()
+			if timer.Stop() {
+				engineStart = time.Since(t0)
+				timer = scriptTimer()
+			}
+		})
+	} else {
+		timer = scriptTimer()
+	}
+	defer func() {
+		clock.Lock()
+		timer.Stop()
+		clock.Unlock()
+	}()
 	type outcome struct {
 		v   json.RawMessage
 		err error
@@ -296,24 +327,35 @@ func (t *Tool) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 		}
 	}
 	br.close()
-	timedOut := runCtx.Err() != nil
-	cancel()
+	cause := context.Cause(runCtx)
+	cancel(nil)
 	br.settle(SettleGrace)
-	return t.result(ctx, timedOut, p, br, o.v, o.err)
+	clock.Lock()
+	started := engineStart
+	clock.Unlock()
+	return t.result(ctx, cause, started, p, br, o.v, o.err)
 }
 
-func (t *Tool) result(parent context.Context, timedOut bool, p *plan, br *bridge, value json.RawMessage, runErr error) (*kernel.Result, error) {
+// The causes that end a run's context before the caller does.
+var (
+	errScriptTimeout = errors.New("program script timed out")
+	errEngineStart   = errors.New("program engine did not start")
+)
+
+func (t *Tool) result(parent context.Context, cause error, engineStart time.Duration, p *plan, br *bridge, value json.RawMessage, runErr error) (*kernel.Result, error) {
 	calls := br.records()
-	meta := map[string]any{
-		"program": map[string]any{
-			"name":       p.name,
-			"language":   "javascript",
-			"runtime":    t.cfg.Engine.Name(),
-			"success":    false,
-			"tool_calls": calls,
-		},
-		"script_result": nil,
+	prog := map[string]any{
+		"name":       p.name,
+		"language":   "javascript",
+		"runtime":    t.cfg.Engine.Name(),
+		"success":    false,
+		"tool_calls": calls,
 	}
+	if engineStart >= 0 {
+		prog["engine_start_ms"] = engineStart.Milliseconds()
+	}
+	meta := map[string]any{"program": prog, "script_result": nil}
+	timedOut := cause != nil
 	fail := func(msg string, kind *kernel.ErrorKind) (*kernel.Result, error) {
 		return &kernel.Result{Output: msg, ExitCode: 1, Metadata: meta, ErrorKind: kind}, nil
 	}
@@ -337,6 +379,9 @@ func (t *Tool) result(parent context.Context, timedOut bool, p *plan, br *bridge
 			return nil, parent.Err() // the kernel's own timeout: it words it
 		case parent.Err() != nil:
 			return fail("program script cancelled by caller", &kernel.ErrorKind{Type: kernel.ErrCancelled, Op: "program"})
+		case errors.Is(cause, errEngineStart):
+			msg := fmt.Sprintf("program engine error: the engine did not start within %d s", int(EngineStartTimeout.Seconds()))
+			return fail(msg, &kernel.ErrorKind{Type: kernel.ErrUnsupported, Message: msg})
 		case timedOut:
 			ms := p.timeout.Milliseconds()
 			return fail(fmt.Sprintf("program script timed out after %d ms", ms), &kernel.ErrorKind{Type: kernel.ErrTimeout, Op: "program", DurationMs: ms})

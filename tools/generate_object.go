@@ -734,14 +734,13 @@ func (p *genPlan) stopped(ctx, tctx context.Context, err error) genFailure {
 }
 
 func (p *genPlan) succeeded(o genOutcome, rounds int, u llm.Usage, adm map[string]any) *kernel.Result {
-	// The cache counts are null: the normalized stream does not carry them.
 	usage := struct {
-		Prompt     int  `json:"prompt_tokens"`
-		Completion int  `json:"completion_tokens"`
-		Total      int  `json:"total_tokens"`
-		CacheRead  *int `json:"cache_read_tokens"`
-		CacheWrite *int `json:"cache_write_tokens"`
-	}{u.PromptTokens, u.CompletionTokens, u.TotalTokens, nil, nil}
+		Prompt     int `json:"prompt_tokens"`
+		Completion int `json:"completion_tokens"`
+		Total      int `json:"total_tokens"`
+		CacheRead  int `json:"cache_read_tokens"`
+		CacheWrite int `json:"cache_write_tokens"`
+	}{u.PromptTokens, u.CompletionTokens, u.TotalTokens, u.CacheReadTokens, u.CacheWriteTokens}
 	out := struct {
 		Object       json.RawMessage `json:"object"`
 		RepairRounds int             `json:"repair_rounds"`
@@ -755,7 +754,7 @@ func (p *genPlan) succeeded(o genOutcome, rounds int, u llm.Usage, adm map[strin
 	b, _ := json.Marshal(out)
 	return kernel.OK(string(b), map[string]any{"schema_name": p.name, "requested_mode": p.requested, "mode_used": p.mode,
 		"repair_rounds": rounds, "usage": map[string]any{"prompt_tokens": u.PromptTokens, "completion_tokens": u.CompletionTokens,
-			"total_tokens": u.TotalTokens, "cache_read_tokens": nil, "cache_write_tokens": nil}, "raw_text_included": p.rawText, "generation_admission": adm})
+			"total_tokens": u.TotalTokens, "cache_read_tokens": u.CacheReadTokens, "cache_write_tokens": u.CacheWriteTokens}, "raw_text_included": p.rawText, "generation_admission": adm})
 }
 
 func (p *genPlan) failed(f genFailure, adm map[string]any) *kernel.Result {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/netip"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -262,8 +263,12 @@ func (w *WebFetch) get(ctx context.Context, u *url.URL) (page []byte, final *url
 			if ctx.Err() != nil {
 				return nil, nil, "", false, err
 			}
+			hint := ""
+			if runtime.GOOS == "js" {
+				hint = " (in a browser a server that sends no CORS headers, Access-Control-Allow-Origin, fails the same way)"
+			}
 			return nil, nil, "", false, &kernel.Error{Kind: kernel.ErrorKind{Type: kernel.ErrTransport, Op: "web_fetch"},
-				Msg: fmt.Sprintf("web_fetch: %s: %v", anchor(u), err), Err: err}
+				Msg: fmt.Sprintf("web_fetch: %s: %v%s", anchor(u), err, hint), Err: err}
 		}
 		next := ""
 		switch {

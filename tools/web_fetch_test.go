@@ -21,7 +21,7 @@ type webServer struct {
 	hits atomic.Int64
 }
 
-func newWebServer(t *testing.T, h http.HandlerFunc) *webServer {
+func newWebServer(t testing.TB, h http.HandlerFunc) *webServer {
 	s := &webServer{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.hits.Add(1)

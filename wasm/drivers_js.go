@@ -62,7 +62,8 @@ func opfsAvailable() bool {
 
 // openDirectory opens a directory workspace through the host's
 // services.directory(root), which throws when root does not exist or is
-// not a directory; those errors name options.workspace.root.
+// not a directory; those errors name options.workspace.root, or the field
+// the error's option names (kind, on a platform the host cannot serve).
 func openDirectory(services js.Value, root string) (d workspace.Driver, err error) {
 	invalid := func(format string, args ...any) error {
 		return &hostapi.Error{Code: hostapi.CodeInvalidOptions, Msg: "createSession: options.workspace." + fmt.Sprintf(format, args...)}
@@ -83,7 +84,11 @@ func openDirectory(services js.Value, root string) (d workspace.Driver, err erro
 			if !ok {
 				panic(r)
 			}
-			d, err = nil, invalid("root %s", je.Value.Get("message").String())
+			field := "root"
+			if je.Value.Get("option").Type() == js.TypeString {
+				field = je.Value.Get("option").String()
+			}
+			d, err = nil, invalid("%s %s", field, je.Value.Get("message").String())
 		}
 	}()
 	return dirfs.OpenHost(open.Invoke(root))

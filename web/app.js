@@ -70,7 +70,7 @@ async function openSession() {
   state.carry = null;
   let s;
   try {
-    s = await createSession({ workspace, ...chatOptions() });
+    s = await createSession({ workspace, ...webFetchOptions(), ...chatOptions() });
   } catch (e) {
     if (gen === state.generation && state.llm && /options\.llm/.test(e?.message ?? '')) {
       // A bad endpoint: say so by the chat, and open the workspace without it.
@@ -268,6 +268,7 @@ async function exampleArgs(def) {
     case 'patch': return { file_path: file, diff: `--- a/${file}\n+++ b/${file}\n@@ -1 +1 @@\n-${first}\n+${first} (patched)\n` };
     case 'batch': return { invocations: [{ tool: 'read', args: { file_path: file } }, { tool: 'grep', args: { pattern: 'hello' } }] };
     case 'program': return { type: 'script', language: 'javascript', source: SCRIPT_SAMPLE };
+    case 'web_fetch': return { url: new URL('/', location.href).href, max_chars: 2000 };
   }
   const props = def.parameters?.properties ?? {};
   const out = {};
@@ -386,6 +387,13 @@ async function runScript() {
 }
 
 // ---- chat (the agent loop) --------------------------------------------------
+
+// webFetchOptions let web_fetch read the playground's own origin (the page
+// can fetch it anyway; loopback is refused otherwise), so its pre-filled
+// URL works when the playground is served from 127.0.0.1.
+function webFetchOptions() {
+  return /^https?:$/.test(location.protocol) ? { webFetch: { allowOrigins: [location.origin] } } : {};
+}
 
 // chatOptions are the session options of a connected chat: the endpoint,
 // read-only tools allowed, every other call of the model asked of the user.

@@ -17,9 +17,8 @@ import (
 // delivered). Natively it only checks ctx: goroutines are preempted there. The zero Pacer is ready to use; a Pacer
 // belongs to one loop (one goroutine).
 type Pacer struct {
-	n        uint32
-	last     time.Time // js/wasm: when it last gave way (zero: not yet)
-	lastHost time.Time // js/wasm: when it last returned to the host event loop
+	n    uint32
+	last time.Time // js/wasm: when it last gave way (zero: not yet)
 }
 
 // pacerStride is how many ticks pass between clock and context checks: a

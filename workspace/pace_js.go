@@ -4,6 +4,7 @@ package workspace
 
 import (
 	"runtime"
+	"sync/atomic"
 	"time"
 )
 
@@ -23,24 +24,34 @@ const (
 // to >= 4 ms by browsers once nested.
 const hostPause = time.Millisecond
 
+// hostTurn is when the JS event loop last had a turn (unix ns): a call
+// that came in from JS (HostTurn) or a Pacer's sleep. A loop that starts
+// late in a call (after its arguments were checked, a schema compiled, the
+// files listed) counts from there, so the host is let in HostYieldEvery
+// after it last ran, not HostYieldEvery after each loop began.
+var hostTurn atomic.Int64
+
+// HostTurn records that the JS event loop just had a turn: the host API
+// calls it when a call arrives from JS.
+func HostTurn() { hostTurn.Store(time.Now().UnixNano()) }
+
 // yield gives way when YieldEvery has passed since it last did:
-// runtime.Gosched (cheap; due Go timers run) or, every HostYieldEvery, a
-// sleep that parks the goroutine so the Go scheduler, idle, returns to the
-// JS event loop, which runs due timers and events before the sleep's own
-// timer resumes the loop.
+// runtime.Gosched (cheap; due Go timers run) or, when HostYieldEvery has
+// passed since the host's last turn, a sleep that parks the goroutine so
+// the Go scheduler, idle, returns to the JS event loop, which runs due
+// timers and events before the sleep's own timer resumes the loop.
 func (p *Pacer) yield() {
 	now := time.Now()
 	if p.last.IsZero() {
-		p.last, p.lastHost = now, now
+		p.last = now
+	}
+	if now.UnixNano()-hostTurn.Load() >= int64(HostYieldEvery) {
+		time.Sleep(hostPause)
+		p.last = time.Now()
+		hostTurn.Store(p.last.UnixNano())
 		return
 	}
 	if now.Sub(p.last) < YieldEvery {
-		return
-	}
-	if now.Sub(p.lastHost) >= HostYieldEvery {
-		time.Sleep(hostPause)
-		p.lastHost = time.Now()
-		p.last = p.lastHost
 		return
 	}
 	runtime.Gosched()

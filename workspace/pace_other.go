@@ -13,3 +13,7 @@ const (
 )
 
 func (p *Pacer) yield() {}
+
+// HostTurn records that the JS event loop just had a turn; natively there
+// is none to record.
+func HostTurn() {}

@@ -101,20 +101,30 @@ func (b *body) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// Close cancels the rest of the body and aborts the request.
+// Close cancels the rest of the body and aborts the request; a body read
+// to its end needs neither. The abort carries one reason made once: without
+// one, every abort builds a DOMException with its stack, which was a
+// visible part of an agent turn's time in wasm.
 func (b *body) Close() error {
+	done := b.err == io.EOF
 	if b.err == nil {
 		b.err = errors.New("fetch body: read after close")
 	}
 	b.stop()
-	if !b.reader.IsUndefined() {
-		b.reader.Call("cancel").Call("catch", ignore())
+	if done {
+		return nil
 	}
-	b.ac.Call("abort")
+	reason := closedReason()
+	b.ac.Call("abort", reason)
+	if !b.reader.IsUndefined() {
+		b.reader.Call("cancel", reason).Call("catch", ignore())
+	}
 	return nil
 }
 
 var (
+	reasonOnce sync.Once
+	reasonErr  js.Value
 	ignoreOnce sync.Once
 	ignoreFunc js.Func
 	causeOnce  sync.Once
@@ -139,6 +149,12 @@ func withCause() js.Func {
 		})
 	})
 	return causeFunc
+}
+
+// closedReason is the abort reason of a body closed before its end.
+func closedReason() js.Value {
+	reasonOnce.Do(func() { reasonErr = js.Global().Get("Error").New("fetch body closed") })
+	return reasonErr
 }
 
 // ignore is a JS function that does nothing, to swallow a rejection (new

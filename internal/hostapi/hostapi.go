@@ -153,6 +153,7 @@ func (t *Sessions) dispatch(ctx context.Context, id int, name string, raw []byte
 }
 
 func (t *Sessions) dispatchWith(ctx context.Context, id int, name string, raw []byte, inSync bool, in []byte) (any, error) {
+	workspace.HostTurn() // the call came from JS: its event loop just ran
 	e, err := t.get(id)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package hostapi
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"reflect"
@@ -13,7 +14,8 @@ import (
 // events.go); dispatch (hostapi.go) finds them by name. Adding a method
 // is adding a row and its function.
 var methods = table(sessionMethods, toolMethods, governanceMethods, eventMethods,
-	llmMethods, execMethods, contentMethods, mcpMethods, hostToolMethods)
+	llmMethods, execMethods, contentMethods, mcpMethods, hostToolMethods,
+	delegationMethods, skillMethods)
 
 // row is one method of the table.
 type row struct {
@@ -49,8 +51,22 @@ const (
 )
 
 // noArgs is the argument type of a method that reads no arguments: its
-// JSON is not decoded at all.
+// JSON must be absent, null or {} (anything else is refused, naming the
+// method), and is not decoded further.
 type noArgs struct{}
+
+// checkNoArgs refuses arguments given to a method that takes none.
+func checkNoArgs(method string, raw []byte) error {
+	switch string(bytes.TrimSpace(raw)) {
+	case "", "null", "{}":
+		return nil
+	}
+	shown := raw
+	if len(shown) > 60 {
+		shown = append(shown[:60:60], "…"...)
+	}
+	return errf(CodeInvalidCall, "%s takes no arguments, got %s", method, shown)
+}
 
 // method builds one row: the call's JSON arguments are decoded strictly
 // into an A (decodeArgs: bounded, jsoncheck first, unknown keys and bad
@@ -64,7 +80,11 @@ func method[A any](name string, f flags, fn func(c *call, a *A) (any, error)) ro
 	return row{name: name, sync: f&syncCall != 0, whenClosed: f&whenClosed != 0,
 		run: func(c *call, raw []byte) (any, error) {
 			var a A
-			if !skip {
+			if skip {
+				if err := checkNoArgs(c.method, raw); err != nil {
+					return nil, err
+				}
+			} else {
 				if err := decodeArgs(c.method, raw, &a); err != nil {
 					return nil, err
 				}

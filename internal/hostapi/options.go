@@ -103,6 +103,15 @@ type Options struct {
 	// McpServers connect at start (mcp.go).
 	McpServers []mcp.Config  `json:"mcpServers"`
 	WebFetch   *WebFetchSpec `json:"webFetch"`
+
+	// Delegation (delegation.go).
+	Agents                  []AgentSpec `json:"agents"`
+	MaxParallelTasks        *int        `json:"maxParallelTasks"`
+	ManualDelegationEnabled *bool       `json:"manualDelegationEnabled"`
+	SkillDirs               *[]string   `json:"skillDirs"`
+	Skills                  []SkillSpec `json:"skills"`
+	// WebSearch's providers are JS functions (websearch.go).
+	WebSearch *WebSearchSpec `json:"webSearch"`
 }
 
 // WebFetchSpec is options.webFetch: AllowOrigins are exact origins

@@ -62,7 +62,15 @@ func (t *Sessions) Create(ctx context.Context, raw []byte, host Host, env Env) (
 		closeDriver(ws)
 		return 0, errf(CodeInvalidOptions, "createSession: options.%v", err)
 	}
+	if opts.WebSearch, err = o.webSearchTool(host); err != nil {
+		closeDriver(ws)
+		return 0, errf(CodeInvalidOptions, "createSession: options.%v", err)
+	}
 	if err := o.agentOptions(host, &opts); err != nil {
+		closeDriver(ws)
+		return 0, errf(CodeInvalidOptions, "createSession: options.%v", err)
+	}
+	if err := o.delegationOptions(&opts); err != nil {
 		closeDriver(ws)
 		return 0, errf(CodeInvalidOptions, "createSession: options.%v", err)
 	}
@@ -100,6 +108,10 @@ func buildWorkspace(ctx context.Context, wo *WorkspaceOptions, env Env, host Hos
 			return nil, errf(CodeInvalidOptions, "createSession: options.workspace.root is not used by a memory workspace")
 		}
 		d = memfs.New()
+	case "r2": // the Worker entry's (r2.go)
+		if d, err = openR2(w, env, host); err != nil {
+			return nil, err
+		}
 	case "":
 		return nil, errf(CodeInvalidOptions, "createSession: options.workspace.kind is required (supported: %s)", kinds(drivers))
 	default:

@@ -85,7 +85,7 @@ func (r *openAIRenderer) event(out *streamWriter, _ int, ev Event) {
 		if r.usage {
 			u := ev.Finish.Usage
 			r.chunk(out, []any{}, obj{"prompt_tokens": u.PromptTokens, "completion_tokens": u.CompletionTokens,
-				"total_tokens": u.TotalTokens, "prompt_tokens_details": obj{"cached_tokens": 0},
+				"total_tokens": u.TotalTokens, "prompt_tokens_details": obj{"cached_tokens": u.CacheReadTokens},
 				"completion_tokens_details": obj{"reasoning_tokens": 0}})
 		}
 	case ev.Ping:
@@ -103,13 +103,14 @@ func (r *openAIRenderer) end(out *streamWriter) { out.sse("", []byte("[DONE]")) 
 // reasoning events in a row share a block), message_delta with the
 // cumulative usage, message_stop.
 type anthropicRenderer struct {
-	model   string
-	block   []int          // event → content block, -1 for none
-	last    map[int]int    // block → its last event
-	kind    map[int]string // block → text, thinking, tool_use
-	open    map[int]bool
-	input   int
-	started bool
+	model                 string
+	block                 []int          // event → content block, -1 for none
+	last                  map[int]int    // block → its last event
+	kind                  map[int]string // block → text, thinking, tool_use
+	open                  map[int]bool
+	input                 int
+	cacheRead, cacheWrite int
+	started               bool
 }
 
 func newAnthropicRenderer(model string, evs []Event) *anthropicRenderer {
@@ -143,7 +144,8 @@ func newAnthropicRenderer(model string, evs []Event) *anthropicRenderer {
 				r.block[i] = b
 			}
 		case ev.Finish != nil:
-			r.input = ev.Finish.Usage.PromptTokens
+			u := ev.Finish.Usage
+			r.input, r.cacheRead, r.cacheWrite = u.PromptTokens-u.CacheReadTokens-u.CacheWriteTokens, u.CacheReadTokens, u.CacheWriteTokens
 		}
 		if r.block[i] >= 0 {
 			r.last[r.block[i]] = i
@@ -161,7 +163,7 @@ func (r *anthropicRenderer) event(out *streamWriter, i int, ev Event) {
 		r.started = true
 		out.json("message_start", obj{"type": "message_start", "message": obj{"id": "msg_llmtest", "type": "message",
 			"role": "assistant", "model": r.model, "content": []any{}, "stop_reason": nil, "stop_sequence": nil,
-			"usage": obj{"input_tokens": r.input, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 1}}})
+			"usage": obj{"input_tokens": r.input, "cache_creation_input_tokens": r.cacheWrite, "cache_read_input_tokens": r.cacheRead, "output_tokens": 1}}})
 	}
 	b := r.block[i]
 	if b >= 0 && !r.open[b] {

@@ -145,6 +145,11 @@ var cases = []suiteCase{
 		eq(t, "usage", turn.Usage, llm.Usage{PromptTokens: 11, CompletionTokens: 3, TotalTokens: 14})
 		eq(t, "calls", len(turn.Message.ToolCalls), 0)
 	}},
+	{"CachedPromptTokens", func(t *testing.T, h *harness) {
+		u := llm.Usage{PromptTokens: 120, CompletionTokens: 4, TotalTokens: 124, CacheReadTokens: 100}
+		turn := h.ok(t, Reply{Events: []Event{Text("ok"), {Finish: &Finish{Stop: llm.Stop, Usage: u}}}})
+		eq(t, "usage", turn.Usage, u)
+	}},
 	{"OneToolCall", func(t *testing.T, h *harness) {
 		turn := h.ok(t, Reply{Events: []Event{Text("Reading."), Tool(0, "call_a1", "read"),
 			Args(0, `{"file_`), Args(0, `path": "a`), Args(0, `.txt"}`), Done(llm.ToolUse, 40, 17)}})

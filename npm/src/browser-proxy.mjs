@@ -3,9 +3,11 @@
 // so a long tool call never blocks the page. Asynchronous members become
 // messages; the synchronous ones are answered from the per-session state
 // the worker keeps fresh (toolNames, toolDefinitions, activeTools,
-// pendingConfirmations, isClosed), or forwarded in order without waiting
-// (subscribe, registerHook, unregisterHook, setBudgetGuard: their effect
-// is in place before any later call of this page reaches the worker).
+// pendingConfirmations, isClosed, mcpStatus, skillNames), forwarded in
+// order without waiting (subscribe, registerHook, unregisterHook,
+// setBudgetGuard: their effect is in place before any later call of this
+// page reaches the worker), or answered by a Promise (registerTool,
+// unregisterTool, addSkill, removeSkill: only Go knows their answer).
 // Host-dispatcher calls (hooks, confirmations…) come back from the worker
 // and run here, on the page, with the user's functions.
 
@@ -133,6 +135,16 @@ export function startWorkerApi() {
           worker.postMessage({ op: 'subscribe', handle, sub });
           return JSON.stringify(sub);
         }
+        // Registrations whose answer (an error naming what was wrong, or
+        // unregister's boolean) only Go knows: the page gets a Promise of
+        // it, and the state (toolNames, skillNames) is fresh when it
+        // settles.
+        case 'registerTool':
+        case 'unregisterTool':
+        case 'addSkill':
+        case 'removeSkill':
+          if (closed) return { error: 'session is closed', code: 'SESSION_CLOSED' };
+          return request({ op: 'callSync', handle, method, args: argsJSON });
         case 'registerHook':
         case 'unregisterHook':
         case 'setBudgetGuard': {

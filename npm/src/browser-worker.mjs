@@ -7,8 +7,9 @@
 //   worker → page: ready, result, state, host, hostAbort, warn
 // After every call, and whenever a session's events show tools starting
 // or ending, the worker posts the session's synchronous state (toolNames,
-// toolDefinitions, activeTools, pendingConfirmations, isClosed) if it
-// changed, so the page answers those synchronous methods from a cache.
+// toolDefinitions, activeTools, pendingConfirmations, isClosed, mcpStatus,
+// skillNames) if it changed, so the page answers those synchronous methods
+// from a cache.
 import { loadApi } from './loader.mjs';
 import { getModule } from './browser-wasm.mjs';
 
@@ -17,7 +18,7 @@ import { getModule } from './browser-wasm.mjs';
 // workers). Everything else goes to the page.
 const workerHostKinds = {};
 
-const STATE_METHODS = ['toolNames', 'toolDefinitions', 'activeTools', 'pendingConfirmations', 'isClosed'];
+const STATE_METHODS = ['toolNames', 'toolDefinitions', 'activeTools', 'pendingConfirmations', 'isClosed', 'mcpStatus', 'skillNames'];
 const sessions = new Map(); // handle -> {subs: Map(local -> real), state: {}, monitor}
 const calls = new Map(); // call id -> AbortController
 const hostWaits = new Map(); // host id -> {resolve, reject}
@@ -42,7 +43,7 @@ function syncJSON(handle, method, args) {
 // tool surface (toolDefinitions, the largest, is re-read only when the
 // names changed).
 const ON_EVENTS = ['activeTools', 'pendingConfirmations'];
-const AFTER_CALL = ['activeTools', 'pendingConfirmations', 'isClosed', 'toolNames'];
+const AFTER_CALL = ['activeTools', 'pendingConfirmations', 'isClosed', 'toolNames', 'mcpStatus', 'skillNames'];
 
 // collectState re-reads methods and returns those whose JSON changed since
 // the page last got them, or null.
@@ -167,6 +168,13 @@ const handlers = {
   abort: (m) => calls.get(m.id)?.abort(),
   callSync: (m) => {
     const r = m.args === undefined ? api.callSync(m.handle, m.method) : api.callSync(m.handle, m.method, m.args);
+    if (m.id !== undefined) { // the page waits for this one's answer
+      answer(m.id, () => {
+        if (typeof r !== 'string') throw Object.assign(new Error(r.error), { code: r.code });
+        return r;
+      }, m.handle);
+      return;
+    }
     if (typeof r !== 'string') post({ op: 'warn', message: `${m.method}: ${r.error} (${r.code})` });
     pushState(m.handle, AFTER_CALL);
   },

@@ -54,7 +54,9 @@ const packed = (st) => `${kind(st)}\0${st.isDirectory() ? 0 : st.size}\0${st.mti
  */
 export function openDirHost(root) {
   if (process.platform !== 'linux') {
-    throw new Error(`cannot be served on ${process.platform}: the directory workspace checks every file it opens through /proc/self/fd, which only Linux has`);
+    // option: which options.workspace field the message completes (Go's
+    // openDirectory); the others are about root.
+    throw Object.assign(new Error(`'directory' is unsupported on ${process.platform}: Node.js serves it on Linux only, where every file it opens is checked through /proc/self/fd (use 'memory' here)`), { option: 'kind' });
   }
   if (typeof root !== 'string' || root === '') throw new Error('is required: the path of a directory');
   let real;

@@ -17,7 +17,12 @@ import path from 'node:path';
 const HEAD = 64 << 10;
 const TAIL = 36 << 10;
 const SETTLE_MS = 500;
-const SHELL_WRAP = 'trap \'pwd -P >&3\' EXIT; __a3s_cmd=$1; shift; eval "$__a3s_cmd"';
+// The wraps of workspace/dirfs/exec_unix.go (shellWrap, sandboxWrap; the
+// reasons are there): the command runs with fd 3 closed; inside bubblewrap
+// the EXIT trap waits while a background child holds the output pipes.
+const SHELL_WRAP = 'trap \'pwd -P >&3\' EXIT; __a3s_cmd=$1; shift; eval "$__a3s_cmd" 3>&-';
+const SANDBOX_WRAP = '__a3s_held() { local f; for f in /proc/[0-9]*/fd/*; do case $f in /proc/1/*|/proc/$$/*) ;; *) [[ $f -ef /proc/1/fd/1 || $f -ef /proc/1/fd/2 ]] && return 0;; esac; done; return 1; }; ' +
+  'trap \'__a3s_rc=$?; pwd -P >&3; while __a3s_held; do /bin/sleep 0.05; done; exit $__a3s_rc\' EXIT; __a3s_cmd=$1; shift; eval "$__a3s_cmd" 3>&-';
 
 // Process groups still running, killed if Node exits first (a detached
 // child gets no SIGHUP).
@@ -124,7 +129,7 @@ function run(root, bwrap, network, req, timeoutMs, signal) {
     const c = path.join(root, req.cwd);
     try { if (fs.statSync(c).isDirectory()) cwd = c; } catch { /* gone: the root */ }
   }
-  let prog = shell ? ['/bin/bash', '-c', SHELL_WRAP, 'bash', /** @type {string} */ (req.command)] : /** @type {string[]} */ (req.argv);
+  let prog = shell ? ['/bin/bash', '-c', bwrap ? SANDBOX_WRAP : SHELL_WRAP, 'bash', /** @type {string} */ (req.command)] : /** @type {string[]} */ (req.argv);
   if (!shell && !bwrap) {
     // A program is looked up outside the workspace: a checked-in "git"
     // must not run in its place.

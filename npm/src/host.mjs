@@ -11,6 +11,7 @@
  * @property {Function | undefined} sanitize securityProvider.sanitizeOutput
  * @property {{stream: Function} | undefined} llm the host-supplied model client (llm.client)
  * @property {Map<string, Function>} [tools] host tool handler by name (registerTool)
+ * @property {Map<string, Function>} [search] web search provider's search by name (options.webSearch)
  */
 
 // makeHost builds the session's host dispatcher (PROTOCOL.md §2). Every
@@ -64,6 +65,9 @@ export function makeHost(fns, hostKinds) {
         v = await fn(payload, ctx);
         break;
       }
+      case 'webSearch':
+        v = await webSearch(fns, payload, signal);
+        break;
       default: {
         const fn = hostKinds[kind];
         if (typeof fn !== 'function') throw new Error(`no handler for host kind "${kind}"`);
@@ -79,6 +83,31 @@ export function makeHost(fns, hostKinds) {
   };
 }
 
+
+// webSearch runs one provider's search(query, {limit, signal}) and answers
+// {results} or {error: {code, message, retryAfterMs?}}: a thrown error's
+// code ('rate_limited', 'timeout') says what kind of failure it was.
+/**
+ * @param {SessionFns} fns
+ * @param {{provider: string, query: string, limit: number}} p
+ * @param {AbortSignal} signal
+ */
+async function webSearch(fns, p, signal) {
+  const fn = fns.search?.get(p.provider);
+  if (!fn) throw new Error(`no web search provider "${p.provider}"`);
+  try {
+    const results = await fn(p.query, { limit: p.limit, signal });
+    if (!Array.isArray(results)) {
+      return { error: { code: 'invalid', message: `search resolved to ${typeof results}, not an array of {title, url, snippet}` } };
+    }
+    return { results: results.map((r) => ({ title: String(r?.title ?? ''), url: String(r?.url ?? ''), snippet: String(r?.snippet ?? '') })) };
+  } catch (e) {
+    const err = /** @type {any} */ (e);
+    const retry = Number(err?.retryAfterMs);
+    return { error: { code: String(err?.code ?? ''), message: String(err?.message ?? err),
+      ...(Number.isFinite(retry) && retry > 0 ? { retryAfterMs: Math.round(retry) } : {}) } };
+  }
+}
 
 // llmKinds answers the llm.* kinds for a host-supplied model client
 // (PROTOCOL.md §2): llm.stream calls client.stream(request, {signal}) and

@@ -6,6 +6,12 @@ import './wasm_exec.js';
 
 let apiPromise = null;
 
+// stats counts the Go instances this process, page or isolate started
+// and holds the last one's linear memory (the Worker's stats route shows
+// both: one instance per isolate, and how much memory it holds).
+/** @type {{goInstances: number, goMemory: WebAssembly.Memory | null}} */
+export const stats = { goInstances: 0, goMemory: null };
+
 export function loadApi(getModule) {
   if (!apiPromise) {
     apiPromise = start(getModule).catch((err) => {
@@ -23,6 +29,8 @@ async function start(getModule) {
   const ready = new Promise((r) => { resolveReady = r; });
   globalThis.__a3sCodeWasmReady = resolveReady;
   const instance = await WebAssembly.instantiate(mod, go.importObject);
+  stats.goInstances++;
+  stats.goMemory = /** @type {any} */ (instance).exports.mem;
   const exited = go.run(instance).then(() => {
     apiPromise = null;
     throw new Error('the code-wasm Go runtime exited');

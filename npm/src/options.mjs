@@ -127,6 +127,10 @@ const OPTION_KEYS = new Set([
   'mcpServers',
   // h-webtools
   'webFetch',
+  // h-skills
+  'agents', 'maxParallelTasks', 'manualDelegationEnabled', 'skillDirs', 'skills',
+  // h-web: web_search providers
+  'webSearch',
 ]);
 
 const HOOK_EVENTS = ['pre_tool_use', 'post_tool_use'];
@@ -180,6 +184,30 @@ export function splitLlm(l, at) {
   return [wire, client];
 }
 
+// splitWebSearch checks options.webSearch {providers: [...]}: a provider
+// {name, search(query, {limit, signal})} stays in JS (Go gets its name); one
+// {name, kind: 'searxng' | 'brave', url?, apiKey?, headers?} is data Go
+// checks and reaches over HTTP itself.
+export function splitWebSearch(o, at) {
+  if (!isPlainObject(o)) throw invalid(`${at} must be an object {providers: [{name, search(query, {limit, signal})} or {name, kind, url?, apiKey?}]}`);
+  for (const k of Object.keys(o)) if (k !== 'providers') throw invalid(`${at}: unknown key "${k}" (known: providers)`);
+  if (!Array.isArray(o.providers)) throw invalid(`${at}.providers must be an array of {name, search(query, {limit, signal})} or {name, kind, url?, apiKey?}`);
+  /** @type {Map<string, Function>} */
+  const fns = new Map();
+  const providers = o.providers.map((p, i) => {
+    const pat = `${at}.providers[${i}]`;
+    if (p === null || typeof p !== 'object') throw invalid(`${pat} must be an object {name, search} or {name, kind, url?, apiKey?}`);
+    if (typeof p.name !== 'string') throw invalid(`${pat}.name must be a string`);
+    if (p.kind !== undefined) {
+      if (p.search !== undefined) throw invalid(`${pat}: give search or kind, not both`);
+      return toData(p, pat, invalid, 3);
+    }
+    fns.set(p.name, fnRequired(p.search, `${pat}.search`, 'web_search calls it with (query, {limit, signal}); or give kind: searxng or brave'));
+    return { name: p.name };
+  });
+  return [{ providers }, fns];
+}
+
 // splitOptions separates what Go decodes (data, with booleans where
 // functions were; PROTOCOL.md §3) from the functions JS keeps.
 export function splitOptions(options) {
@@ -189,9 +217,14 @@ export function splitOptions(options) {
       throw invalid(`createSession: unknown option "${k}" (known: ${[...OPTION_KEYS].join(', ')})`);
     }
   }
-  const { hooks, budgetGuard, confirmationHandler, securityProvider, llm, ...data } = options;
+  const { hooks, budgetGuard, confirmationHandler, securityProvider, llm, webSearch, ...data } = options;
   const wire = toData(data, 'createSession: options');
-  const fns = { hooks: new Map(), budget: undefined, confirm: undefined, sanitize: undefined, llm: undefined };
+  const fns = { hooks: new Map(), budget: undefined, confirm: undefined, sanitize: undefined, llm: undefined, search: undefined };
+  if (webSearch !== undefined && webSearch !== null) {
+    const [w, providers] = splitWebSearch(webSearch, 'createSession: options.webSearch');
+    wire.webSearch = w;
+    fns.search = providers;
+  }
   if (llm !== undefined && llm !== null) {
     const [w, client] = splitLlm(llm, 'createSession: options.llm');
     wire.llm = w;

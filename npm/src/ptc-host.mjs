@@ -13,6 +13,9 @@ export const LIMITS = {
   maxResultBytes: 1 << 20,
   memoryBytes: 64 << 20,
 };
+// The engine's start (a worker booting, QuickJS loading) before timeoutMs
+// starts: Go's ptc.EngineStartTimeout.
+const ENGINE_START_MS = 60000;
 // memoryBytes outside this range is refused: QuickJS needs about 1 MiB
 // to start, and the engine is not meant to hold more than 1 GiB.
 const MIN_MEMORY = 1 << 20;
@@ -47,7 +50,9 @@ export function checkSource(source) {
 // events.message(m) and events.error(message) are called as they happen.
 // Each run takes a fresh worker and posts it {t:'start', init, wasmModule}
 // with init = {name, source, inputs (JSON text), methods, tools} and the
-// limits of startLimits. The worker posts {t:'call', id, method, args},
+// limits of startLimits. The worker posts {t:'running'} once QuickJS is
+// loaded and the script starts (timeoutMs counts from then; the poll
+// answer says `running: true` once), {t:'call', id, method, args},
 // {t:'violation', message}, {t:'done', ok, value | error} and, once,
 // {t:'module', module} (the compiled QuickJS wasm, handed to every later
 // worker); it receives {t:'reply', id, ok, value | error}.
@@ -99,12 +104,14 @@ export function makePtcHostKinds(newWorker, runtime) {
       this.calls = [];
       this.done = null;
       this.violation = null; // a limit the script hit, until a poll reports it
+      this.running = false; // the script started, until a poll reports it
       this.wake = null;
       const init = { name: String(p.name), source: String(p.source), inputs: JSON.stringify(p.inputs ?? {}),
         methods: (p.methods ?? []).map(String), tools: (p.tools ?? []).map(String), ...limits };
       this.w = spawn(init, {
         message: (m) => {
-          if (m && m.t === 'call') this.calls.push({ id: m.id, method: m.method, args: m.args });
+          if (m && m.t === 'running') { this.running = true; this.backstop(limits.timeoutMs + 1000); }
+          else if (m && m.t === 'call') this.calls.push({ id: m.id, method: m.method, args: m.args });
           else if (m && m.t === 'violation' && !this.done) this.violation = String(m.message);
           else if (m && m.t === 'done' && !this.done) this.done = m.ok ? { ok: true, value: m.value } : { ok: false, error: m.error };
           this.notify();
@@ -114,8 +121,13 @@ export function makePtcHostKinds(newWorker, runtime) {
           this.notify();
         },
       });
-      // Backstop: Go says ptc.stop on timeout; if it never does, stop anyway.
-      this.timer = setTimeout(() => this.stop(), limits.timeoutMs + 1000);
+      // Backstop: Go says ptc.stop on timeout (or when the engine does not
+      // start in time); if it never does, stop anyway.
+      this.backstop(ENGINE_START_MS + limits.timeoutMs + 1000);
+    }
+    backstop(ms) {
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => this.stop(), ms);
       this.timer.unref?.();
     }
     notify() {
@@ -124,14 +136,16 @@ export function makePtcHostKinds(newWorker, runtime) {
       if (w) w();
     }
     async poll(signal) {
-      while (this.calls.length === 0 && !this.done && !this.violation) {
+      while (this.calls.length === 0 && !this.done && !this.violation && !this.running) {
         if (signal?.aborted) return { calls: [] };
         await new Promise((resolve) => {
           this.wake = resolve;
           signal?.addEventListener('abort', resolve, { once: true });
         });
       }
+      /** @type {{calls: object[], running?: boolean, violation?: string, done?: object}} */
       const out = { calls: this.calls.splice(0) };
+      if (this.running) { out.running = true; this.running = false; }
       if (this.violation) { out.violation = this.violation; this.violation = ''; }
       if (this.done) out.done = this.done;
       return out;

@@ -84,18 +84,30 @@ async function loadQuickJS(wasmModule, wasmMemory) {
 // runProgram runs one script: init is the ptc.start payload as the
 // spawner forwards it ({name, source, inputs (JSON text), methods, tools}
 // and the limits of startLimits); post(m) sends the worker's messages
-// ({t:'call', id, method, args}, {t:'violation', message}, {t:'done', ok,
+// ({t:'running'} once the realm is ready, when timeoutMs starts; {t:'call',
+// id, method, args}, {t:'violation', message}, {t:'done', ok,
 // value | error:{message, line}}, once {t:'module', module}); stackBytes
 // is the QuickJS stack bound this host's worker can hold. It resolves to
 // receive(m), which takes the spawner's {t:'reply', id, ok, value | error}.
+// Two more host bounds serve a host that runs the script on its own
+// thread (workerd, ptc-workerd.mjs): memoryCap lowers memoryBytes to what
+// the isolate can spare, and ticksPerMs adds a CPU budget of timeoutMs x
+// ticksPerMs interrupt-handler calls, because there Date.now() does not
+// advance while the script computes (the deadline alone never fires).
 /**
  * @param {any} init
  * @param {(m: object) => void} post
- * @param {{stackBytes?: number, wasmModule?: WebAssembly.Module}} [host]
+ * @param {{stackBytes?: number, wasmModule?: WebAssembly.Module, memoryCap?: number, ticksPerMs?: number}} [host]
  */
-export async function runProgram(init, post, { stackBytes, wasmModule } = {}) {
+export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap, ticksPerMs } = {}) {
   const lim = startLimits(init);
-  const deadline = Date.now() + lim.timeoutMs;
+  if (memoryCap && lim.memoryBytes > memoryCap) lim.memoryBytes = memoryCap;
+  // timeoutMs counts the script's run: the deadline is set when the realm
+  // is ready and {t:'running'} is posted, not while QuickJS loads.
+  let deadline = Infinity;
+  const maxTicks = ticksPerMs ? lim.timeoutMs * ticksPerMs : Infinity;
+  let ticks = 0;
+  let stopped = ''; // why the interrupt handler stopped the script
   let closed = false; // done was posted: nothing more runs or leaves
   const end = (msg) => {
     if (closed) return;
@@ -108,6 +120,7 @@ export async function runProgram(init, post, { stackBytes, wasmModule } = {}) {
   // pressure QuickJS may have no room left even for the error it throws
   // (the script then sees null).
   const fail = (message, line = 0) => {
+    if (stopped) message = stopped; // the interrupt handler's reason, whatever the script made of it
     const exhausted = memory.buffer.byteLength >= (maxPages - 16) * PAGE;
     const text = exhausted ? `${message} (the program ran out of memory: memoryBytes=${lim.memoryBytes})` : String(message);
     end({ t: 'done', ok: false, error: { message: text, line } });
@@ -117,7 +130,7 @@ export async function runProgram(init, post, { stackBytes, wasmModule } = {}) {
   const failWith = (h) => {
     const text = describeRaw(vm, h);
     h.dispose();
-    fail(/interrupted/.test(text) ? `the program was stopped at its deadline (${lim.timeoutMs} ms)` : text);
+    fail(/interrupted/.test(text) && !stopped ? `the program was stopped at its deadline (${lim.timeoutMs} ms)` : text);
   };
 
   let QuickJS, compiled;
@@ -131,7 +144,12 @@ export async function runProgram(init, post, { stackBytes, wasmModule } = {}) {
   const rt = QuickJS.newRuntime();
   rt.setMemoryLimit(lim.memoryBytes);
   rt.setMaxStackSize(stackBytes);
-  rt.setInterruptHandler(() => closed || Date.now() > deadline);
+  rt.setInterruptHandler(() => {
+    if (closed || stopped) return true;
+    if (++ticks > maxTicks) stopped = `the program was stopped at its CPU budget (${maxTicks} interrupt ticks for timeoutMs ${lim.timeoutMs})`;
+    else if (Date.now() > deadline) stopped = `the program was stopped at its deadline (${lim.timeoutMs} ms)`;
+    return stopped !== '';
+  });
   const vm = rt.newContext();
 
   // Calls waiting for a free in-flight slot, in order.
@@ -226,6 +244,8 @@ export async function runProgram(init, post, { stackBytes, wasmModule } = {}) {
     args.forEach((h) => h.dispose());
     if (made.error) { failWith(made.error); return; }
     kit = /** @type {any} */ (made).value;
+    deadline = Date.now() + lim.timeoutMs;
+    post({ t: 'running' });
     // The script's top-level statements run now, in the locked realm.
     const top = vm.evalCode(String(init.source), String(init.name));
     const topValue = unwrap(top);

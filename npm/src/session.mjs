@@ -95,9 +95,12 @@ export class Session {
     finalizer?.register(this, { api, id }, this);
   }
 
+  // In the browser build the registrations (registerTool, addSkill, …)
+  // answer a Promise of the JSON: Go runs in a Worker.
   #sync(method, args) {
     if (this.#closed) throw closedError(method);
     const r = this.#api.callSync(this.#id, method, args === undefined ? '' : JSON.stringify(args));
+    if (typeof r?.then === 'function') return r.then((v) => JSON.parse(v));
     if (typeof r !== 'string') throw new CodeWasmError(r.error, r.code);
     return JSON.parse(r);
   }
@@ -339,18 +342,34 @@ export class Session {
     const { handler, ...rest } = spec;
     if (typeof handler !== 'function') throw badCall('registerTool: handler must be a function (args, {signal, invoke}) => result');
     const wire = toData(rest, 'registerTool', badCall);
-    this.#sync('registerTool', wire);
-    this.#fns.tools ??= new Map();
-    this.#fns.tools.set(wire.name, (payload, ctx) => handler(payload.args, {
+    const fn = (payload, ctx) => handler(payload.args, {
       signal: ctx.signal,
       invoke: (name, args) => this.#call('hostToolInvoke', { callId: payload.callId, name, args: args ?? {} }),
-    }));
+    });
+    this.#fns.tools ??= new Map();
+    const before = this.#fns.tools.get(wire.name);
+    this.#fns.tools.set(wire.name, fn); // in place before Go lists the tool
+    let r;
+    try {
+      r = this.#sync('registerTool', wire);
+    } catch (e) {
+      this.#restoreTool(wire.name, before);
+      throw e;
+    }
+    if (typeof r?.then === 'function') return r.then(() => {}, (e) => { this.#restoreTool(wire.name, before); throw e; });
+  }
+  #restoreTool(name, before) {
+    if (before) this.#fns.tools.set(name, before);
+    else this.#fns.tools.delete(name);
   }
   unregisterTool(name) {
-    const ok = this.#sync('unregisterTool', { name: str(name, 'name', 'unregisterTool') });
-    if (ok) this.#fns.tools?.delete(name);
-    return ok;
+    const r = this.#sync('unregisterTool', { name: str(name, 'name', 'unregisterTool') });
+    const done = (ok) => { if (ok) this.#fns.tools?.delete(name); return ok; };
+    return typeof r?.then === 'function' ? r.then(done) : done(r);
   }
+
+  // web_search over options.webSearch's providers (tools/web_search.go).
+  async webSearch(args, opts) { return this.#direct('tool', 'web_search', args, opts); }
 
   // Human in the loop.
   pendingConfirmations() { return this.#sync('pendingConfirmations'); }
@@ -434,6 +453,41 @@ export class Session {
     };
     return it;
   }
+
+  // Delegation (h-skills; Go: agent/delegate.go, internal/hostapi/delegation.go).
+  // task({agent, description, prompt, background?, maxSteps?, outputSchema?})
+  // and tasks([...], {allowPartialFailure?, timeoutMs?, minSuccessCount?})
+  // run the task tool as a trusted host call and resolve to its ToolResult.
+  async task(spec, opts) {
+    if (!isPlainObject(spec)) throw badCall('task: the task must be an object {agent, description, prompt}');
+    return this.#call('task', toData(spec, 'task', badCall), opts);
+  }
+  async tasks(specs, opts) {
+    if (!Array.isArray(specs)) throw badCall('tasks: the tasks must be an array of {agent, description, prompt}');
+    checkOpts(opts, 'tasks', ['allowPartialFailure', 'timeoutMs', 'minSuccessCount', 'signal']);
+    const { signal, ...rest } = opts ?? {};
+    return this.#call('tasks', toData({ tasks: specs, ...rest }, 'tasks', badCall), signal === undefined ? undefined : { signal });
+  }
+  // taskResult(taskId, {wait?}) is a background task's state {taskId,
+  // agent, done, result?}; wait: true resolves once it finished.
+  async taskResult(taskId, opts) {
+    checkOpts(opts, 'taskResult', ['wait', 'signal']);
+    const args = { taskId: str(taskId, 'taskId', 'taskResult') };
+    if (opts?.wait !== undefined) args.wait = opts.wait;
+    return this.#call('taskResult', toData(args, 'taskResult', badCall), opts?.signal === undefined ? undefined : { signal: opts.signal });
+  }
+
+  // Skills (h-skills; Go: agent/skills.go). addSkill({name, description?,
+  // content?, allowedTools?, disableModelInvocation?, kind?, tags?,
+  // version?}) adds or replaces one; search_skills and Skill are listed
+  // while at least one is loaded.
+  addSkill(skill) {
+    if (!isPlainObject(skill)) throw badCall('addSkill: the skill must be an object {name, description, allowedTools?, content}');
+    const r = this.#sync('addSkill', toData(skill, 'addSkill', badCall));
+    if (typeof r?.then === 'function') return r.then(() => {});
+  }
+  removeSkill(name) { return this.#sync('removeSkill', { name: str(name, 'name', 'removeSkill') }); }
+  skillNames() { return this.#sync('skillNames'); }
 
   // close cancels what is in flight (those calls reject with
   // SESSION_CLOSED), ends event streams, and releases the session.

@@ -161,6 +161,22 @@ test('a root that does not exist or is not a directory is refused naming workspa
   }
 });
 
+test('off Linux, kind directory is refused naming the platform', async () => {
+  const { root, cleanup } = fixture();
+  const real = Object.getOwnPropertyDescriptor(process, 'platform');
+  Object.defineProperty(process, 'platform', { ...real, value: 'darwin' });
+  try {
+    await assert.rejects(createSession({ workspace: { kind: 'directory', root } }), (e) => {
+      assert.equal(e.code, 'INVALID_OPTIONS', e.message);
+      assert.match(e.message, /options\.workspace\.kind 'directory' is unsupported on darwin: Node\.js serves it on Linux only/);
+      return true;
+    });
+  } finally {
+    Object.defineProperty(process, 'platform', real);
+    cleanup();
+  }
+});
+
 // A separate process swaps 32 links sw0…sw31 between a directory inside
 // the root and one outside while the session reads sw*/secret.txt, 32
 // files a read call (research §3: check-then-open leaked 871 of 20,000

@@ -85,9 +85,21 @@ for (const mode of modes) {
     assert.ok(took < 3000, `took ${took} ms`); // 1,600 on a quiet machine
     assert.ok(r.output.startsWith('hi\n'), r.output);
     assert.equal(meta(r).sandboxed, mode === 'auto');
-    if (mode === 'none') { // in the sandbox the namespace ends with the shell
-      assert.equal(meta(r).output.timed_out, true);
-      assert.equal(kind(r), 'timeout');
+    assert.equal(meta(r).output.timed_out, true);
+    assert.equal(kind(r), 'timeout');
+    await noneLeft(m);
+  });
+
+  test(`a background child that ends or lets go of the pipes ends the call (sandbox ${mode})`, async () => {
+    const s = await dirSession(tmp(), mode);
+    const m = marker();
+    for (const [command, out] of [['(sleep 0.3; echo late) & echo hi; exit 4', 'hi\nlate\n'], [`sleep ${m} >/dev/null 2>&1 & echo hi; exit 4`, 'hi\n']]) {
+      const t0 = performance.now();
+      const r = await s.tool('bash', { command, timeout: 20000 });
+      assert.ok(performance.now() - t0 < 10000, `${command}: took ${performance.now() - t0} ms`);
+      assert.equal(meta(r).exit_code, 4, command);
+      assert.equal(meta(r).output.timed_out, false, command);
+      assert.ok(r.output.startsWith(out), `${command}: ${r.output}`);
     }
     await noneLeft(m);
   });

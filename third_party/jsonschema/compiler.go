@@ -113,6 +113,14 @@ func (c *Compiler) AssertVocabs() {
 	c.roots.assertVocabs = true
 }
 
+// SkipMetaValidation compiles schemas without validating them against
+// their draft's meta-schema (code-wasm's fork). Only for schemas known to
+// be valid, e.g. checked by a test: the first meta-validation compiles the
+// draft's meta-schema, which is most of a wasm session's first tool call.
+func (c *Compiler) SkipMetaValidation() {
+	c.roots.skipMeta = true
+}
+
 // AddResource adds schema resource which gets used later in reference
 // resolution.
 //

@@ -80,10 +80,8 @@ test('the playground saves a 2,500 × 3,000-character file exactly (memory and O
 
     // Every tool's pre-filled arguments pass its schema (and run).
     const tools = await page.$$eval('#tool option', (os) => os.map((o) => o.value));
-    assert.ok(tools.includes('edit') && tools.includes('patch') && tools.includes('batch'));
+    assert.ok(tools.includes('edit') && tools.includes('patch') && tools.includes('batch') && tools.includes('web_fetch'));
     for (const name of tools) {
-      // web_fetch needs a reachable public URL: nothing here can answer it.
-      if (name === 'web_fetch') continue;
       await page.selectOption('#tool', name);
       await page.waitForFunction(() => document.querySelector('#args').value !== '');
       await page.evaluate(() => { document.querySelector('#result-exit').textContent = ''; });

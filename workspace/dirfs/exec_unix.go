@@ -33,8 +33,22 @@ const settle = 500 * time.Millisecond
 
 // shellWrap runs the command with eval (a syntax error is the command's
 // failure, not the wrapper's) and reports the final directory on fd 3
-// when the shell exits, however it exits short of exec or SIGKILL.
-const shellWrap = `trap 'pwd -P >&3' EXIT; __a3s_cmd=$1; shift; eval "$__a3s_cmd"`
+// when the shell exits, however it exits short of exec or SIGKILL. The
+// command runs with fd 3 closed, so a background child never holds it:
+// the call waits for the shell and the output pipes only.
+const shellWrap = `trap 'pwd -P >&3' EXIT; __a3s_cmd=$1; shift; eval "$__a3s_cmd" 3>&-`
+
+// sandboxWrap is shellWrap for a command inside bubblewrap. The sandbox's
+// PID namespace ends when the shell does, taking every background child
+// with it at once; unconfined, a background child that still holds the
+// output pipes keeps the call open until the deadline. To match, the EXIT
+// trap waits while a process other than bwrap's init (pid 1, which holds
+// the pipes itself) and the shell has a descriptor on either pipe: a
+// glob of the namespace's few /proc entries, then a 50 ms poll only while
+// one does (/bin/sleep by path: the command may have changed PATH or
+// defined a sleep function).
+const sandboxWrap = `__a3s_held() { local f; for f in /proc/[0-9]*/fd/*; do case $f in /proc/1/*|/proc/$$/*) ;; *) [[ $f -ef /proc/1/fd/1 || $f -ef /proc/1/fd/2 ]] && return 0;; esac; done; return 1; }; ` +
+	`trap '__a3s_rc=$?; pwd -P >&3; while __a3s_held; do /bin/sleep 0.05; done; exit $__a3s_rc' EXIT; __a3s_cmd=$1; shift; eval "$__a3s_cmd" 3>&-`
 
 // runner runs commands in one root.
 type runner struct {
@@ -104,9 +118,12 @@ func bubblewrap() string {
 // argv builds the command line: the sandbox's flags, then the program.
 func (r *runner) argv(req workspace.ExecRequest, cwd string) []string {
 	var prog []string
-	if req.Command != "" {
+	switch {
+	case req.Command != "" && r.bwrap != "":
+		prog = []string{"/bin/bash", "-c", sandboxWrap, "bash", req.Command}
+	case req.Command != "":
 		prog = []string{"/bin/bash", "-c", shellWrap, "bash", req.Command}
-	} else {
+	default:
 		prog = req.Argv
 	}
 	if r.bwrap == "" {

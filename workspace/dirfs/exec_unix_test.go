@@ -47,7 +47,7 @@ func noneLeft(t *testing.T, s string) {
 	t.Fatalf("processes left: %v", left(t, s))
 }
 
-func testRunner(t *testing.T, o ExecOptions) *runner {
+func testRunner(t testing.TB, o ExecOptions) *runner {
 	t.Helper()
 	r, err := newRunner(t.TempDir(), o)
 	if err != nil {
@@ -57,7 +57,7 @@ func testRunner(t *testing.T, o ExecOptions) *runner {
 }
 
 // runners are the runner with and without the sandbox (when there is one).
-func runners(t *testing.T) map[string]*runner {
+func runners(t testing.TB) map[string]*runner {
 	m := map[string]*runner{"none": testRunner(t, ExecOptions{Sandbox: "none"})}
 	if bubblewrap() != "" {
 		m["bubblewrap"] = testRunner(t, ExecOptions{})
@@ -98,10 +98,32 @@ func TestExecTimeoutKillsGroup(t *testing.T) {
 			}
 			t.Logf("returned after %v", took)
 			// 1,600 ms on a quiet machine; room for one three times as busy.
-			// In the sandbox the PID namespace ends with the shell, so the
-			// call ends then, before the deadline.
-			if res.TimedOut != (name == "none") || string(res.Output.Head) != "hi\n" || took > 3*time.Second {
+			// The same in the sandbox: its shell waits for the pipes.
+			if !res.TimedOut || string(res.Output.Head) != "hi\n" || took < 900*time.Millisecond || took > 3*time.Second {
 				t.Fatalf("after %v: %+v", took, res)
+			}
+			noneLeft(t, m)
+		})
+	}
+}
+
+// A background child that ends before the deadline, or lets go of the
+// pipes: the call ends with the shell (or the child), not at the deadline,
+// with the exit code of the shell, in both modes.
+func TestExecBackgroundChildEnds(t *testing.T) {
+	for name, r := range runners(t) {
+		t.Run(name, func(t *testing.T) {
+			m := marker()
+			for _, c := range []struct{ cmd, out string }{
+				{"(sleep 0.3; echo late) & echo hi; exit 4", "hi\nlate\n"},
+				{"sleep " + m + " >/dev/null 2>&1 & echo hi; exit 4", "hi\n"},
+			} {
+				start := time.Now()
+				res, err := r.run(context.Background(), workspace.ExecRequest{Command: c.cmd, Timeout: 20 * time.Second})
+				took := time.Since(start)
+				if err != nil || res.TimedOut || res.ExitCode != 4 || string(res.Output.Head) != c.out || took > 10*time.Second {
+					t.Fatalf("%q after %v: %v %+v", c.cmd, took, err, res)
+				}
 			}
 			noneLeft(t, m)
 		})

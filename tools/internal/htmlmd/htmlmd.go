@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 
 	"golang.org/x/net/html"
 )
@@ -355,7 +356,11 @@ func itoa(n int) string {
 }
 
 // metaRefresh matches the URL of <meta http-equiv="refresh" content="N; url=...">.
-var metaRefresh = regexp.MustCompile(`(?i)^\s*\d*\.?\d*\s*[;,]\s*url\s*=\s*['"]?([^'"]+)['"]?\s*$`)
+// Compiled on first use: at package init it cost every wasm start 10-90 ms
+// (its case folding), web_fetch or not.
+var metaRefresh = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\s*\d*\.?\d*\s*[;,]\s*url\s*=\s*['"]?([^'"]+)['"]?\s*$`)
+})
 
 // Refresh returns the target of the page's meta refresh, or "".
 func Refresh(page []byte) string {
@@ -370,7 +375,7 @@ func Refresh(page []byte) string {
 				return ""
 			}
 			if t.Data == "meta" && strings.EqualFold(attr(t, "http-equiv"), "refresh") {
-				if m := metaRefresh.FindStringSubmatch(attr(t, "content")); m != nil {
+				if m := metaRefresh().FindStringSubmatch(attr(t, "content")); m != nil {
 					return strings.TrimSpace(m[1])
 				}
 			}

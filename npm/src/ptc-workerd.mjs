@@ -1,0 +1,55 @@
+// The Cloudflare Workers host of the `program` engine (PROTOCOL.md §4
+// "PTC"): Workers have no eval and no threads, so each script runs in
+// QuickJS (ptc-quickjs.mjs) on the calling thread, behind the same ptc.*
+// host kinds as Node and browsers (ptc-host.mjs). Each run instantiates
+// the QuickJS module imported by the entry (never compiled from bytes)
+// with its own memory: nothing of one run survives into the next, and a
+// run that ends in a wasm fault is simply dropped.
+//
+// On the calling thread a spinning script blocks the isolate, so the
+// script itself must stop: the interrupt handler enforces a CPU budget
+// in ticks (Date.now() is frozen during CPU work in production) as well
+// as the deadline, and the memory is capped below the isolate's 128 MB.
+import { makePtcHostKinds } from './ptc-host.mjs';
+import { runProgram } from './ptc-quickjs.mjs';
+
+// WORKERD_LIMITS: memoryCap bounds a program's QuickJS memory (Go asks
+// for 64 MiB; the isolate also holds Go and every request); ticksPerMs
+// turns timeoutMs into the CPU budget (QuickJS calls the handler about 6
+// times per ms of busy loop in workerd: research/workers.md); stackBytes
+// is QuickJS's stack bound, within the V8 stack a Worker runs on.
+export const WORKERD_LIMITS = { memoryCap: 32 << 20, ticksPerMs: 6, stackBytes: 256 << 10 };
+
+// workerdPtcHostKinds returns the PTC handlers for makeCreateSession's
+// hostKinds; wasmModule is the QuickJS WebAssembly.Module the entry imports.
+/** @param {WebAssembly.Module} wasmModule */
+export function workerdPtcHostKinds(wasmModule) {
+  return makePtcHostKinds((events) => {
+    let receive = null;
+    let stopped = false;
+    const early = [];
+    return {
+      ref() {},
+      post(m) {
+        if (stopped) return;
+        if (m && m.t === 'start' && receive === null) {
+          receive = (x) => early.push(x);
+          runProgram(m.init, (x) => { if (!stopped) events.message(x); }, { ...WORKERD_LIMITS, wasmModule }).then((r) => {
+            receive = r;
+            early.splice(0).forEach(r);
+          }, (e) => events.error(String(e?.message ?? e)));
+        } else if (receive) {
+          receive(m);
+        }
+      },
+      // The run's instance and memory are left to the collector: nothing
+      // reaches them once receive is gone.
+      terminate() {
+        stopped = true;
+        receive = () => {};
+        early.length = 0;
+        return Promise.resolve();
+      },
+    };
+  }, 'quickjs-workerd');
+}

@@ -1,0 +1,190 @@
+// The package's Worker (`@a3s-lab/code-wasm/worker`, API.md "Cloudflare
+// Workers deployment"): the HTTP routes, and CodeSession, the Durable
+// Object holding one session. Each DO keeps its options and an events
+// table in its SQLite storage; the files live in R2 (the WORKSPACE
+// binding) under ws/<session id>/, reached from Go through the r2.* host
+// kinds (r2host.mjs). The isolate's one Go instance (loader.mjs) serves
+// every request and every DO; `program` runs in QuickJS on the calling
+// thread (ptc-workerd.mjs).
+import { DurableObject } from 'cloudflare:workers';
+import wasmModule from '../../dist/code.wasm';
+import quickjsModule from '../../dist/quickjs.wasm';
+import { loadApi, stats } from '../loader.mjs';
+import { makeCreateSession } from '../session.mjs';
+import { workerdPtcHostKinds } from '../ptc-workerd.mjs';
+import { r2HostKinds } from '../r2host.mjs';
+
+const getApi = () => loadApi(async () => wasmModule);
+const ptcKinds = workerdPtcHostKinds(quickjsModule);
+
+const json = (v, status = 200) => Response.json(v, { status });
+const fail = (status, code, error) => json({ error, code }, status);
+
+// authorize answers the refusal of a request, or null when it may pass:
+// a bearer token equal to the AUTH_TOKEN secret; without the secret, 503
+// unless ALLOW_UNAUTHENTICATED is "true".
+function authorize(request, env) {
+  if (!env.AUTH_TOKEN) {
+    return env.ALLOW_UNAUTHENTICATED === 'true' ? null
+      : fail(503, 'NOT_CONFIGURED', 'set the AUTH_TOKEN secret (or ALLOW_UNAUTHENTICATED = "true" for local development)');
+  }
+  const got = request.headers.get('authorization') ?? '';
+  return got === `Bearer ${env.AUTH_TOKEN}` ? null : fail(401, 'UNAUTHORIZED', 'Authorization: Bearer <AUTH_TOKEN> is required');
+}
+
+export default {
+  /** @param {Request} request @param {any} env */
+  async fetch(request, env) {
+    const denied = authorize(request, env);
+    if (denied) return denied;
+    const url = new URL(request.url);
+    const parts = url.pathname.split('/').filter(Boolean);
+    if (parts[0] !== 'v1') return fail(404, 'NOT_FOUND', `no route ${url.pathname}`);
+    if (parts[1] === 'stats' && parts.length === 2 && request.method === 'GET') {
+      return json({ goInstances: stats.goInstances, goMemoryBytes: stats.goMemory?.buffer.byteLength ?? 0 });
+    }
+    if (parts[1] !== 'sessions') return fail(404, 'NOT_FOUND', `no route ${url.pathname}`);
+    if (parts.length === 2) {
+      if (request.method !== 'POST') return fail(405, 'METHOD_NOT_ALLOWED', 'POST /v1/sessions creates a session');
+      const id = env.SESSIONS.newUniqueId();
+      return env.SESSIONS.get(id).fetch(new Request(`https://do/create/${id}`, { method: 'POST', body: request.body }));
+    }
+    let id;
+    try {
+      id = env.SESSIONS.idFromString(parts[2]);
+    } catch {
+      return fail(404, 'UNKNOWN_SESSION', `no session ${parts[2]}`);
+    }
+    return env.SESSIONS.get(id).fetch(new Request(`https://do/${parts.slice(3).join('/')}`, request));
+  },
+};
+
+// CodeSession is one session: its options and events in SQLite, its Go
+// session opened on first use by each instance of the object.
+export class CodeSession extends DurableObject {
+  /** @param {any} ctx @param {any} env */
+  constructor(ctx, env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.session = null;
+    this.opening = null; // the session being opened (one per instance)
+    this.subscribers = new Set();
+  }
+
+  // tables creates the tables when missing (a new object, or one whose
+  // storage a DELETE emptied).
+  tables() {
+    this.sql.exec('CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)');
+    this.sql.exec('CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, data TEXT NOT NULL)');
+  }
+
+  meta(k) {
+    const rows = this.sql.exec('SELECT v FROM meta WHERE k = ?', k).toArray();
+    return rows.length ? JSON.parse(String(rows[0].v)) : undefined;
+  }
+
+  // open creates the Go session over this object's R2 prefix and pipes
+  // its events into the events table and to the SSE subscribers.
+  async open(options, id) {
+    const create = makeCreateSession(getApi, { hostKinds: { ...ptcKinds, ...r2HostKinds(this.env.WORKSPACE) } });
+    const s = await create({ ...options, workspace: { ...(options.workspace ?? {}), kind: 'r2', root: `ws/${id}` } });
+    (async () => {
+      for await (const e of s.events()) {
+        if (e.type === 'tool_output_delta' || e.type === 'tool_input_delta') continue;
+        const data = JSON.stringify(e);
+        const seq = this.sql.exec('INSERT INTO events (type, data) VALUES (?, ?) RETURNING seq', e.type, data).one().seq;
+        for (const w of this.subscribers) w(seq, e.type, data);
+      }
+    })().catch(() => {});
+    return s;
+  }
+
+  /** @param {Request} request */
+  async fetch(request) {
+    const url = new URL(request.url);
+    const [op, arg] = url.pathname.split('/').filter(Boolean);
+    this.tables();
+    try {
+      if (op === 'create') return await this.create(request, arg);
+      const info = this.meta('info');
+      if (!info) return fail(404, 'UNKNOWN_SESSION', `no session ${this.ctx.id}`);
+      this.opening ??= this.open(this.meta('options'), info.id);
+      this.session = await this.opening;
+      if (!op && request.method === 'GET') return json({ id: info.id, toolNames: this.session.toolNames(), createdAt: info.createdAt });
+      if (!op && request.method === 'DELETE') return await this.remove(info.id);
+      if (op === 'tools' && arg && request.method === 'POST') {
+        const args = await body(request);
+        if (args instanceof Response) return args;
+        return json(await this.session.tool(decodeURIComponent(arg), args));
+      }
+      if (op === 'program' && request.method === 'POST') {
+        const b = await body(request);
+        if (b instanceof Response) return b;
+        if (typeof b.source !== 'string') return fail(400, 'INVALID_ARGUMENT', 'body.source must be a string: async function run(ctx, inputs) {…}');
+        return json(await this.session.program(b));
+      }
+      if (op === 'events' && request.method === 'GET') return this.events(request);
+      return fail(404, 'NOT_FOUND', `no route ${request.method} ${url.pathname}`);
+    } catch (e) {
+      const code = e?.code ?? 'INTERNAL';
+      return fail(code === 'INVALID_OPTIONS' || code === 'INVALID_CALL' ? 400 : 500, code, String(e?.message ?? e));
+    }
+  }
+
+  async create(request, id) {
+    const options = await body(request);
+    if (options instanceof Response) return options;
+    this.opening = this.open(options, id);
+    try {
+      this.session = await this.opening;
+    } catch (e) {
+      this.opening = null;
+      throw e;
+    }
+    const { workspace, ...rest } = options;
+    const kept = workspace ? { ...rest, workspace: { ...workspace, files: undefined } } : rest;
+    const info = { id, createdAt: new Date().toISOString() };
+    this.sql.exec('INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?), (?, ?)', 'options', JSON.stringify(kept), 'info', JSON.stringify(info));
+    return json({ id }, 201);
+  }
+
+  async remove(id) {
+    await this.session.close();
+    this.session = this.opening = null;
+    for (let cursor; ;) {
+      const l = await this.env.WORKSPACE.list({ prefix: `ws/${id}/`, cursor });
+      if (l.objects.length) await this.env.WORKSPACE.delete(l.objects.map((o) => o.key));
+      if (!l.truncated) break;
+      cursor = l.cursor;
+    }
+    await this.ctx.storage.deleteAll();
+    return new Response(null, { status: 204 });
+  }
+
+  // events streams Server-Sent Events: the rows after Last-Event-ID (or
+  // ?after=), then every new one until the client goes away.
+  events(request) {
+    const after = Number(request.headers.get('last-event-id') ?? new URL(request.url).searchParams.get('after') ?? 0) || 0;
+    const { readable, writable } = new TransformStream();
+    const writer = writable.getWriter();
+    const enc = new TextEncoder();
+    const send = (seq, type, data) => writer.write(enc.encode(`id: ${seq}\nevent: ${type}\ndata: ${data}\n\n`)).catch(() => this.subscribers.delete(send));
+    for (const r of this.sql.exec('SELECT seq, type, data FROM events WHERE seq > ? ORDER BY seq', after)) send(r.seq, r.type, r.data);
+    this.subscribers.add(send);
+    return new Response(readable, { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-store' } });
+  }
+}
+
+// body reads a JSON object body, or answers the 400 that names what was wrong.
+async function body(request) {
+  const text = await request.text();
+  if (text === '') return {};
+  let v;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    return fail(400, 'INVALID_ARGUMENT', `the body is not JSON: ${e.message}`);
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return fail(400, 'INVALID_ARGUMENT', 'the body must be a JSON object');
+  return v;
+}
