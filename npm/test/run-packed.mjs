@@ -6,7 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, copyFileSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const pkgDir = join(here, '..');
@@ -29,7 +29,11 @@ try {
   // from the scratch project). CODE_WASM_REPO: the repository, for tests
   // that open it as a directory workspace.
   const env = { ...process.env, CODE_WASM_REPO: join(pkgDir, '..') };
-  const node = [process.execPath, '--test', '--test-concurrency=1', ...(only.length ? only : tests)];
+  // Each file is bounded (NODE_FILE_BOUND ms, the Makefile's; 15 minutes
+  // by default) and watched by web/test/watchdog.mjs: a file that hangs or
+  // leaves a process running fails, named, instead of hanging the tier.
+  const watchdog = pathToFileURL(join(pkgDir, '..', 'web', 'test', 'watchdog.mjs')).href;
+  const node = [process.execPath, '--test', '--import', watchdog, `--test-timeout=${process.env.NODE_FILE_BOUND ?? 900000}`, '--test-concurrency=1', ...(only.length ? only : tests)];
   const cmd = process.env.LLMTEST_URL ? node : ['go', 'run', './llm/llmtest/cmd/llmtestserver', '--', 'env', `--chdir=${project}`, ...node];
   const r = spawnSync(cmd[0], cmd.slice(1), { cwd: process.env.LLMTEST_URL ? project : join(pkgDir, '..'), stdio: 'inherit', env });
   process.exitCode = r.status ?? 1;

@@ -3,25 +3,15 @@
 // profile directory, never --user-data-dir in args) and web/serve.mjs on
 // 127.0.0.1 with a random port.
 import { chromium } from 'playwright-core';
-import { after } from 'node:test';
 import { mkdtempSync, rmSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '../serve.mjs';
-
-// A test file whose tests are over but which something it started (a
-// browser, a server, a child process) keeps alive would hang the whole tier:
-// node --test waits for every file to exit and for every process holding
-// its output pipes. Ten seconds after its last test such a file kills what
-// it started and fails.
-after(() => {
-  setTimeout(() => {
-    console.error('browser tier: this test file was still running 10 s after its tests ended (a leaked process or handle); killing its children and failing it');
-    for (const p of descendants(process.pid)) { try { process.kill(p, 'SIGKILL'); } catch (_) { /* gone */ } }
-    process.exit(1);
-  }, 10_000).unref();
-});
+// The watchdog (also preloaded by the Makefile): a file that hangs or leaves
+// a browser, server or child process behind fails, named, instead of
+// hanging the tier.
+import { descendants } from './watchdog.mjs';
 
 export const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const outDir = join(repo, 'test-output');
@@ -85,24 +75,6 @@ export async function killTree(pid) {
   for (let i = 0; i < 100 && all.some((p) => { try { process.kill(p, 0); return true; } catch (_) { return false; } }); i++) {
     await new Promise((r) => setTimeout(r, 50));
   }
-}
-
-// descendants lists every process below pid (through /proc).
-export function descendants(pid) {
-  const children = new Map();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (!children.has(ppid)) children.set(ppid, []);
-      children.get(ppid).push(Number(d));
-    } catch (_) { /* gone */ }
-  }
-  const out = [];
-  const walk = (p) => { for (const c of children.get(p) ?? []) { out.push(c); walk(c); } };
-  walk(pid);
-  return out;
 }
 
 export function removeProfile(profile) {
