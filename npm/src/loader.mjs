@@ -22,9 +22,55 @@ export function loadApi(getModule) {
   return apiPromise;
 }
 
+// In Node, the Go runtime's wake-up timer must not hold the process open
+// while no session is: Go cleans stopped timers lazily, so a stopped timer
+// (a call's 120 s timeout that ended early) can stay its next wake-up, and
+// its setTimeout kept a script alive that long after its last session
+// closed. While a session is open (or being created) the timers keep the
+// process alive as before: a call may be waiting on one.
+class IdleTimeouts extends Map {
+  open = 0;
+  set(id, t) {
+    if (this.open === 0) t?.unref?.();
+    return super.set(id, t);
+  }
+  add(n) {
+    const was = this.open;
+    this.open += n;
+    if ((was === 0) !== (this.open === 0)) for (const t of this.values()) (this.open === 0 ? t?.unref : t?.ref)?.call(t);
+  }
+}
+
+// counted wraps api so timeouts know how many sessions are open.
+function counted(api, timeouts) {
+  const closed = new Set();
+  return {
+    ...api,
+    async createSession(...args) {
+      timeouts.add(1);
+      try {
+        return await api.createSession(...args);
+      } catch (e) {
+        timeouts.add(-1);
+        throw e;
+      }
+    },
+    call(handle, method, ...rest) {
+      const p = api.call(handle, method, ...rest);
+      if (method !== 'close' || closed.has(handle)) return p;
+      closed.add(handle);
+      const done = () => timeouts.add(-1);
+      return p.then((v) => { done(); return v; }, (e) => { done(); throw e; });
+    },
+  };
+}
+
 async function start(getModule) {
   const mod = await getModule();
   const go = new globalThis.Go();
+  const node = typeof process !== 'undefined' && !!process.versions?.node;
+  const timeouts = node ? new IdleTimeouts() : null;
+  if (timeouts) go._scheduledTimeouts = timeouts;
   let resolveReady;
   const ready = new Promise((r) => { resolveReady = r; });
   globalThis.__a3sCodeWasmReady = resolveReady;
@@ -37,5 +83,5 @@ async function start(getModule) {
   });
   const api = await Promise.race([ready, exited]);
   delete globalThis.__a3sCodeWasmReady;
-  return api;
+  return timeouts ? counted(api, timeouts) : api;
 }

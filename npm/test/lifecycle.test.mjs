@@ -133,3 +133,30 @@ test('Symbol.asyncDispose closes the session: in-flight calls reject SESSION_CLO
   await assert.rejects(s.readFile('a.txt'), { code: 'SESSION_CLOSED' });
   await s[Symbol.asyncDispose]();
 });
+
+// Go cleans stopped timers lazily: a hook's 120 s timeout, stopped when the
+// hook answered at once, stayed the runtime's next wake-up and its
+// setTimeout held a Node script open 120 s after its last session closed.
+// With no session open, the runtime's timeouts no longer hold the process.
+test('a Node script exits promptly once its last session is closed', { timeout: 120_000 }, async () => {
+  const { spawn } = await import('node:child_process');
+  const script = `
+    import { createSession } from '@a3s-lab/code-wasm';
+    const s = await createSession({ workspace: { kind: 'memory', files: { 'a.txt': 'x\\n' } },
+      hooks: [{ id: 'h', event: 'pre_tool_use', config: { timeoutMs: 120000 }, handler: () => ({ action: 'continue' }) }] });
+    const r = await s.tool('read', { file_path: 'a.txt' });
+    await s.close();
+    console.log('closed', r.exitCode);`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => { out += d; });
+  let closedAt;
+  const t = setInterval(() => { if (!closedAt && out.includes('closed')) closedAt = Date.now(); }, 20);
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  clearInterval(t);
+  closedAt ??= Date.now();
+  assert.equal(code, 0);
+  assert.match(out, /closed 0/);
+  const lingered = Date.now() - closedAt;
+  assert.ok(lingered < 30_000, `the process lived ${lingered} ms after its last session closed (the hook's 120 s timer held it)`);
+});

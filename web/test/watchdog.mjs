@@ -25,7 +25,7 @@ process.env[TAG] = tag.slice(TAG.length + 1);
 // a failure at 5 minutes (the file's --test-timeout bound is 15).
 after(() => {
   setTimeout(() => {
-    console.error(`test watchdog: ${file} is still running 30 s after its tests ended (an open handle or process delays its exit)`);
+    console.error(`test watchdog: ${file} is still running 30 s after its tests ended (an open handle or process delays its exit; active: ${process.getActiveResourcesInfo().join(", ")})`);
   }, 30_000).unref();
   setTimeout(() => {
     console.error(`test watchdog: ${file} was still running 5 minutes after its tests ended (a leaked process or handle); failing it`);
