@@ -24,7 +24,8 @@ type Skill struct {
 	// Content is the instructions (the file's body).
 	Content string `json:"content"`
 	// AllowedTools are permission rules (read(*), bash(command:gh *), *);
-	// inside the skill every other call is denied. Empty: every call.
+	// inside the skill every other call is denied. Empty: no tool at all
+	// (the default is deny).
 	AllowedTools           []string `json:"allowedTools,omitempty"`
 	DisableModelInvocation bool     `json:"disableModelInvocation,omitempty"`
 	// Kind is instruction (default), persona or tool.
