@@ -37,6 +37,25 @@ export async function server(extra = []) {
   return { url: `http://127.0.0.1:${s.address().port}`, close: () => new Promise((r) => s.close(r)) };
 }
 
+// onBlankPage runs fn({page, errors, url, ctx}) on test/blank.html of a
+// fresh server (extra: more routes) in a fresh Chromium profile, and closes
+// the browser, the server and the profile whatever fn does.
+export async function onBlankPage(fn, extra = []) {
+  const profile = freshProfile();
+  const srv = await server(extra);
+  const ctx = await launch(profile);
+  try {
+    const page = await ctx.newPage();
+    const errors = watch(page);
+    await page.goto(`${srv.url}/test/blank.html`);
+    return await fn({ page, errors, url: srv.url, ctx });
+  } finally {
+    await ctx.close();
+    await srv.close();
+    removeProfile(profile);
+  }
+}
+
 // pageErrors collects uncaught page errors and console errors, so a test can
 // fail on them with the message.
 export function watch(page) {

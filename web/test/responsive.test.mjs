@@ -5,16 +5,10 @@
 // benchmark: bench/opfs.bench.mjs.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, server, freshProfile, removeProfile, watch } from './browser.mjs';
+import { onBlankPage } from './browser.mjs';
 
 test('page timers keep firing during a grep over 3,000 files', { timeout: 90_000 }, async () => {
-  const profile = freshProfile();
-  const srv = await server();
-  const ctx = await launch(profile);
-  try {
-    const page = await ctx.newPage();
-    const errors = watch(page);
-    await page.goto(`${srv.url}/test/blank.html`);
+  await onBlankPage(async ({ page, errors }) => {
     const r = await page.evaluate(async () => {
       const { createSession } = await import('/npm/src/entry-browser.mjs');
       const files = {};
@@ -32,9 +26,5 @@ test('page timers keep firing during a grep over 3,000 files', { timeout: 90_000
     assert.ok(r.names.includes('grep'));
     assert.ok(r.matched);
     assert.deepEqual(errors, []);
-  } finally {
-    await ctx.close();
-    await srv.close();
-    removeProfile(profile);
-  }
+  });
 });

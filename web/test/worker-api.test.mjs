@@ -6,16 +6,10 @@
 // stream, and hook registration is in effect for the very next call.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, server, freshProfile, removeProfile, watch } from './browser.mjs';
+import { onBlankPage } from './browser.mjs';
 
 test('the worker-backed api: hooks, abort, activeTools, events, unregister', { timeout: 90_000 }, async () => {
-  const profile = freshProfile();
-  const srv = await server();
-  const ctx = await launch(profile);
-  try {
-    const page = await ctx.newPage();
-    const errors = watch(page);
-    await page.goto(`${srv.url}/test/blank.html`);
+  await onBlankPage(async ({ page, errors }) => {
     const out = await page.evaluate(async () => {
       const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
       const { createSession } = await import('/npm/src/entry-browser.mjs');
@@ -91,9 +85,5 @@ test('the worker-backed api: hooks, abort, activeTools, events, unregister', { t
     assert.ok(out.events.includes('tool_end:write'), `events: ${out.events}`);
     assert.equal(out.closedNames, 'SESSION_CLOSED');
     assert.deepEqual(errors, []);
-  } finally {
-    await ctx.close();
-    await srv.close();
-    removeProfile(profile);
-  }
+  });
 });

@@ -5,16 +5,10 @@
 // what was wrong), and a host tool's handler runs on the page.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, server, freshProfile, removeProfile, watch } from './browser.mjs';
+import { onBlankPage } from './browser.mjs';
 
 test('the worker-backed api: host tools, skills and mcpStatus', { timeout: 120_000 }, async () => {
-  const profile = freshProfile();
-  const srv = await server();
-  const ctx = await launch(profile);
-  try {
-    const page = await ctx.newPage();
-    const errors = watch(page);
-    await page.goto(`${srv.url}/test/blank.html`);
+  await onBlankPage(async ({ page, errors }) => {
     const out = await page.evaluate(async () => {
       const { createSession } = await import('/npm/src/entry-browser.mjs');
       // An LLM is configured (never reached here): search_skills and Skill
@@ -65,9 +59,5 @@ test('the worker-backed api: host tools, skills and mcpStatus', { timeout: 120_0
     assert.deepEqual(out.skillsAfter, []);
     assert.equal(out.closed.code, 'SESSION_CLOSED', JSON.stringify(out.closed));
     assert.deepEqual(errors, []);
-  } finally {
-    await ctx.close();
-    await srv.close();
-    removeProfile(profile);
-  }
+  });
 });
