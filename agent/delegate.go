@@ -141,6 +141,20 @@ func (d *Delegation) Background(ctx context.Context, id string, wait bool) (Back
 type taskTool struct {
 	d        *Delegation
 	parallel bool
+
+	// The catalog does not change after NewCatalog: the description and
+	// both schemas are built once (building them every turn was a tenth of
+	// an agent turn's Go time in wasm).
+	once              sync.Once
+	desc              string
+	params, validated json.RawMessage
+}
+
+func (t *taskTool) build() {
+	t.once.Do(func() {
+		t.desc = t.description()
+		t.params, t.validated = t.schema(true), t.schema(false)
+	})
 }
 
 func (t *taskTool) Name() string {
@@ -150,7 +164,9 @@ func (t *taskTool) Name() string {
 	return TaskTool
 }
 
-func (t *taskTool) Description() string {
+func (t *taskTool) Description() string { t.build(); return t.desc }
+
+func (t *taskTool) description() string {
 	if t.parallel {
 		return "Run 2 to 32 independent tasks at once, each by a delegated agent with its own tools and step limit, and get all their answers. " +
 			"Each agent starts with no context: give it a complete prompt. " + t.d.catalog.describe()
@@ -189,11 +205,11 @@ func (t *taskTool) schema(enum bool) json.RawMessage {
 	return b
 }
 
-func (t *taskTool) Parameters() json.RawMessage { return t.schema(true) }
+func (t *taskTool) Parameters() json.RawMessage { t.build(); return t.params }
 
 // ValidationSchema leaves the agent names to Execute, whose error lists
 // the catalog.
-func (t *taskTool) ValidationSchema() json.RawMessage { return t.schema(false) }
+func (t *taskTool) ValidationSchema() json.RawMessage { t.build(); return t.validated }
 
 func (*taskTool) Capabilities(json.RawMessage) kernel.Capabilities { return kernel.Conservative() }
 

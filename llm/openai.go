@@ -2,7 +2,6 @@ package llm
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"strconv"
 	"strings"
@@ -132,41 +131,12 @@ type oaCall struct {
 	pending  string // arguments before the name arrived
 }
 
-type oaChunk struct {
-	Choices []struct {
-		Index int `json:"index"`
-		Delta struct {
-			Content          *string `json:"content"`
-			ReasoningContent *string `json:"reasoning_content"`
-			Reasoning        *string `json:"reasoning"`
-			ToolCalls        []struct {
-				Index    *int   `json:"index"`
-				ID       string `json:"id"`
-				Function struct {
-					Name      string `json:"name"`
-					Arguments string `json:"arguments"`
-				} `json:"function"`
-			} `json:"tool_calls"`
-		} `json:"delta"`
-		FinishReason *string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-		TotalTokens      int `json:"total_tokens"`
-		PromptDetails    *struct {
-			CachedTokens int `json:"cached_tokens"`
-		} `json:"prompt_tokens_details"`
-	} `json:"usage"`
-	Error json.RawMessage `json:"error"`
-}
-
 func (d *openAIDecoder) event(_ string, data []byte, out *[]Chunk) (bool, error) {
 	if string(data) == "[DONE]" {
 		return true, d.eof(out)
 	}
-	var ch oaChunk
-	if err := json.Unmarshal(data, &ch); err != nil {
+	ch, err := decodeOAChunk(data)
+	if err != nil {
 		return false, malformed("unreadable chunk %.200q: %v", data, err)
 	}
 	if len(ch.Error) > 0 && string(ch.Error) != "null" {

@@ -44,19 +44,34 @@ func do(ctx context.Context, method string, req *Request) (*Response, error) {
 		stop()
 		return nil, ctxErr(ctx, op, err)
 	}
-	h := map[string]string{}
-	var each js.Func
-	each = js.FuncOf(func(this js.Value, args []js.Value) any {
-		h[strings.ToLower(args[1].String())] = args[0].String()
-		return nil
-	})
-	res.Get("headers").Call("forEach", each)
-	each.Release()
+	h := headerMap(js.Global().Get("Array").Call("from", res.Get("headers")).Call("join", "\n").String())
 	b := &body{ctx: ctx, ac: ac, stop: stop}
 	if rb := res.Get("body"); rb.Truthy() {
 		b.reader = rb.Call("getReader")
 	}
 	return &Response{Status: res.Get("status").Int(), Header: h, Body: b}, nil
+}
+
+// headerMap reads the lines "name,value" that joining the array of a
+// Headers' [name, value] pairs with newlines gives: three crossings for
+// the whole head, where a forEach callback cost a Go resume per field.
+// Names are tokens (no comma) and values hold no newline (Fetch refuses
+// both), so the first comma of a line ends its name. Iteration gives
+// names in lower case; a repeated field (set-cookie) is joined with ", ".
+func headerMap(s string) map[string]string {
+	h := map[string]string{}
+	for line := range strings.SplitSeq(s, "\n") {
+		name, value, ok := strings.Cut(line, ",")
+		if !ok {
+			continue
+		}
+		name = strings.ToLower(name)
+		if prev, dup := h[name]; dup {
+			value = prev + ", " + value
+		}
+		h[name] = value
+	}
+	return h
 }
 
 // body reads a ReadableStream through its reader, one chunk per promise.

@@ -48,7 +48,7 @@ func TestRoundTrip(t *testing.T) {
 	// A POST with a body and headers, a JSON answer.
 	res, err := fetch.Do(ctx, &fetch.Request{Method: "POST", URL: url + "/scripts",
 		Header: map[string]string{"Content-Type": "application/json"},
-		Body:   []byte(`{"provider":"openai","replies":[{"end":"stall","events":[{"text":"a"}]}]}`)})
+		Body:   []byte(`{"provider":"openai","replies":[{"end":"stall","header":{"Retry-After-Ms":"1, 2,3","X-Request-Id":"r,1"},"events":[{"text":"a"}]}]}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +93,11 @@ func TestRoundTrip(t *testing.T) {
 	}
 	if !strings.HasPrefix(string(got), "data: {") {
 		t.Fatalf("stream began %q", got)
+	}
+	// Names in lower case; a value keeps its commas (the js side splits a
+	// field at its name's end only).
+	if res.Header["retry-after-ms"] != "1, 2,3" || res.Header["x-request-id"] != "r,1" || !strings.HasPrefix(res.Header["content-type"], "text/event-stream") {
+		t.Fatalf("stream headers %q", res.Header)
 	}
 	time.AfterFunc(50*time.Millisecond, cancel)
 	start := time.Now()
