@@ -39,7 +39,7 @@ type transport struct{ cfg Config }
 // before it, and a 2xx whose body fails or ends before its first byte
 // (never after a byte: the caller owns the stream). The body fails with
 // an *Error of kind timeout if the server then keeps silent for timeoutMs.
-func (t *transport) open(ctx context.Context, url string, header map[string]string, body []byte) (io.ReadCloser, error) {
+func (t *transport) open(ctx context.Context, url string, header map[string]string, body []byte) (*timedBody, error) {
 	timeout := time.Duration(t.cfg.TimeoutMs) * time.Millisecond
 	for attempt := 1; ; attempt++ {
 		actx, cancel := context.WithCancelCause(ctx)
@@ -219,6 +219,32 @@ func (b *timedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// drainWait and drainMax bound drain.
+const (
+	drainWait = 20 * time.Millisecond
+	drainMax  = 64 << 10
+)
+
+// drain reads what follows the stream's last event ([DONE],
+// message_stop) up to the body's end, briefly, so that Close finds the
+// body finished: closing it earlier aborts the request, which in a JS
+// fetch cost more than the rest of the response's handling and, like an
+// early close natively, gives up the connection instead of reusing it. A
+// server that holds the stream open after its last event is cut off
+// after drainWait.
+func (b *timedBody) drain() {
+	b.first = nil
+	b.timer.Reset(drainWait)
+	buf := make([]byte, 4096)
+	for n := 0; n < drainMax; {
+		m, err := b.rc.Read(buf)
+		if err != nil {
+			return
+		}
+		n += m
+	}
+}
+
 func (b *timedBody) Close() error {
 	b.timer.Stop()
 	err := b.rc.Close() // before cancel: a finished body needs no abort
@@ -268,10 +294,10 @@ func (t *transport) stream(ctx context.Context, url string, header map[string]st
 	var out []Chunk
 	for {
 		name, data, err := sse.next()
-		done := false
+		done, eof := false, false
 		switch {
 		case err == io.EOF:
-			err, done = d.eof(&out), true
+			err, done, eof = d.eof(&out), true, true
 		case err == nil:
 			done, err = d.event(name, data, &out)
 		default:
@@ -291,6 +317,9 @@ func (t *transport) stream(ctx context.Context, url string, header map[string]st
 			return
 		}
 		if done {
+			if !eof {
+				rc.drain()
+			}
 			return
 		}
 	}

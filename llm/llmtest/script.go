@@ -100,7 +100,10 @@ type Request struct {
 	AtMs   float64           `json:"atMs"`
 	Path   string            `json:"path"`
 	Header map[string]string `json:"header"`
-	Body   json.RawMessage   `json:"body"`
+	// Remote is the client's address: the same for requests that came
+	// over one connection.
+	Remote string          `json:"remote"`
+	Body   json.RawMessage `json:"body"`
 }
 
 // At is AtMs as a duration.

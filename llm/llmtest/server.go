@@ -161,7 +161,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, id, path string)
 		raw, _ = json.Marshal(string(body))
 	}
 	n := len(sc.log.Requests)
-	sc.log.Requests = append(sc.log.Requests, Request{AtMs: float64(time.Since(sc.loaded).Microseconds()) / 1000, Path: path, Header: hdr, Body: raw})
+	sc.log.Requests = append(sc.log.Requests, Request{AtMs: float64(time.Since(sc.loaded).Microseconds()) / 1000, Path: path, Header: hdr, Remote: r.RemoteAddr, Body: raw})
 	reply := sc.script.Replies[min(n, len(sc.script.Replies)-1)]
 	provider := sc.script.Provider
 	s.mu.Unlock()

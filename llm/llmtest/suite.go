@@ -27,6 +27,7 @@ func Run(t *testing.T, url string, newClient NewClient) {
 	for _, p := range Providers {
 		t.Run(p, func(t *testing.T) {
 			h := &harness{remote: Remote{URL: url}, provider: p, newClient: newClient}
+			t.Run("ConnectionReused", func(t *testing.T) { connectionReused(t, h) })
 			for _, c := range cases {
 				t.Run(c.name, func(t *testing.T) {
 					t.Parallel()
@@ -135,6 +136,34 @@ func eq(t *testing.T, what string, got, want any) {
 type suiteCase struct {
 	name string
 	run  func(t *testing.T, h *harness)
+}
+
+// connectionReused: the client's requests go over the connections it has
+// (keep-alive), also now that a stream read to its last event is drained
+// to its end instead of aborted (the abort of a JS fetch cost more than
+// the rest of a response's handling; natively an early close can drop
+// the connection). Four
+// requests in a row use at most two connections (a JS fetch pool may
+// open a second while the first is being released). It runs alone: a
+// parallel case could take an idle connection.
+func connectionReused(t *testing.T, h *harness) {
+	r := Reply{Events: []Event{Text("a"), Done(llm.Stop, 1, 1)}}
+	c, l := h.load(t, nil, r, r, r, r)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for range 4 {
+		if _, err := llm.Collect(c.Stream(ctx, hello())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lg := h.log(t, l, 0)
+	remotes := map[string]bool{}
+	for _, r := range lg.Requests {
+		remotes[r.Remote] = true
+	}
+	if len(lg.Requests) != 4 || lg.Disconnects != 0 || len(remotes) > 2 || remotes[""] {
+		t.Fatalf("%d requests from %v, %d disconnects: the connections were not reused", len(lg.Requests), remotes, lg.Disconnects)
+	}
 }
 
 var cases = []suiteCase{
