@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/a3s-lab/code-wasm/errkind"
@@ -43,14 +44,16 @@ func (t *transport) open(ctx context.Context, url string, header map[string]stri
 	timeout := time.Duration(t.cfg.TimeoutMs) * time.Millisecond
 	for attempt := 1; ; attempt++ {
 		actx, cancel := context.WithCancelCause(ctx)
-		timer := time.AfterFunc(timeout, func() { cancel(errStalled) })
+		b := &timedBody{t: t, ctx: ctx, actx: actx, timeout: timeout, cancel: cancel, start: time.Now()}
+		b.timer = time.AfterFunc(time.Hour, b.expire)
+		b.timer.Reset(timeout)
 		res, err := fetch.Do(actx, &fetch.Request{Method: "POST", URL: url, Header: header, Body: body})
 		var e *Error
 		switch {
 		case err != nil:
 			e = t.failure(ctx, actx, err)
 		case res.Status/100 == 2:
-			b := &timedBody{t: t, ctx: ctx, actx: actx, rc: res.Body, timer: timer, timeout: timeout, cancel: cancel}
+			b.rc = res.Body
 			// The first bytes decide: a body that fails or ends before
 			// any byte consumed nothing, so it is retried like a network
 			// failure.
@@ -61,7 +64,7 @@ func (t *transport) open(ctx context.Context, url string, header map[string]stri
 		default:
 			e = httpError(res)
 		}
-		timer.Stop()
+		b.timer.Stop()
 		cancel(nil)
 		e.Attempts = attempt
 		if ctx.Err() != nil || !retryable(e) || attempt > *t.cfg.MaxRetries {
@@ -185,6 +188,25 @@ type timedBody struct {
 	timeout   time.Duration
 	cancel    context.CancelCauseFunc
 	first     []byte // peeked, not yet read
+
+	// A read notes its time instead of resetting the timer (a Reset cost
+	// 8 µs under js/wasm, a clock read 1 µs); the timer, when it fires,
+	// waits out the rest of the silence or ends the request.
+	start    time.Time
+	last     atomic.Int64 // the last read's time, ns since start
+	draining atomic.Bool
+}
+
+// expire ends the request once the server has been silent for timeout
+// (at once while draining).
+func (b *timedBody) expire() {
+	if !b.draining.Load() {
+		if idle := time.Since(b.start) - time.Duration(b.last.Load()); idle < b.timeout {
+			b.timer.Reset(b.timeout - idle)
+			return
+		}
+	}
+	b.cancel(errStalled)
 }
 
 // peek reads the body's first bytes.
@@ -215,7 +237,7 @@ func (b *timedBody) Read(p []byte) (int, error) {
 	if err != nil && err != io.EOF {
 		return n, b.t.failure(b.ctx, b.actx, err)
 	}
-	b.timer.Reset(b.timeout)
+	b.last.Store(int64(time.Since(b.start)))
 	return n, err
 }
 
@@ -234,6 +256,7 @@ const (
 // after drainWait.
 func (b *timedBody) drain() {
 	b.first = nil
+	b.draining.Store(true)
 	b.timer.Reset(drainWait)
 	buf := make([]byte, 4096)
 	for n := 0; n < drainMax; {
