@@ -79,7 +79,7 @@ func (c *anthropic) body(r *Request) (b map[string]any, tools []byte) {
 		b["temperature"] = *r.Temperature
 	}
 	if len(r.Tools) > 0 {
-		tools = writeTools(r.Tools, func(buf []byte, t Tool) []byte {
+		tools = c.t.tools.write(r.Tools, func(buf []byte, t Tool) []byte {
 			if t.Description != "" {
 				buf = appendJSONString(append(buf, `{"description":`...), t.Description)
 				buf = append(buf, ',')

@@ -33,7 +33,10 @@ var errStalled = errors.New("stalled")
 
 // transport sends a client's requests: retries before the stream, the
 // timeout on silence, and the classification of failures.
-type transport struct{ cfg Config }
+type transport struct {
+	cfg   Config
+	tools *toolsCache
+}
 
 // open posts body and returns the response body of the first attempt that
 // answered 2xx, retrying 408, 429, 5xx, network failures and silences
@@ -255,10 +258,13 @@ const (
 // server that holds the stream open after its last event is cut off
 // after drainWait.
 func (b *timedBody) drain() {
+	buf := b.first[:cap(b.first)] // peek's buffer, free by now
+	if len(buf) == 0 {
+		buf = make([]byte, 4096)
+	}
 	b.first = nil
 	b.draining.Store(true)
 	b.timer.Reset(drainWait)
-	buf := make([]byte, 4096)
 	for n := 0; n < drainMax; {
 		m, err := b.rc.Read(buf)
 		if err != nil {

@@ -206,9 +206,9 @@ func New(cfg Config) (Client, error) {
 	}
 	switch c.Provider {
 	case "openai":
-		return &openAI{transport{c}}, nil
+		return &openAI{transport{cfg: c, tools: &toolsCache{}}}, nil
 	default:
-		return &anthropic{transport{c}}, nil
+		return &anthropic{transport{cfg: c, tools: &toolsCache{}}}, nil
 	}
 }
 

@@ -280,3 +280,26 @@ func TestAnthropicCacheUsage(t *testing.T) {
 		t.Fatalf("usage %+v, want %+v", got, want)
 	}
 }
+
+// The tools array is written once while the tools stay the same, and
+// written anew when any changes, also in place in the caller's buffer.
+func TestToolsCache(t *testing.T) {
+	c := &openAI{transport{cfg: Config{Model: "m"}, tools: &toolsCache{}}}
+	params := []byte(`{"type":"object","properties":{"a":{"type":"string"}}}`)
+	req := Request{Messages: []Message{{Role: User, Text: "hi"}}, Tools: []Tool{{Name: "x", Description: "d", Parameters: params}}}
+	_, first := c.body(&req)
+	_, again := c.body(&req)
+	if &first[0] != &again[0] {
+		t.Fatal("the same tools were written twice")
+	}
+	copy(params[len(`{"type":"object","properties":{"`):], "b") // the caller reuses its buffer
+	_, changed := c.body(&req)
+	if !strings.Contains(string(changed), `"properties":{"b"`) {
+		t.Fatalf("a schema changed in place was not written anew: %s", changed)
+	}
+	req.Tools = append(req.Tools, Tool{Name: "y"})
+	_, more := c.body(&req)
+	if !strings.Contains(string(more), `"name":"y"`) || !json.Valid(more) {
+		t.Fatalf("an added tool is missing: %s", more)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"unicode/utf8"
 
@@ -164,9 +165,10 @@ func encodeBody(b map[string]any, tools []byte) ([]byte, error) {
 	if err != nil || tools == nil {
 		return out, err
 	}
-	out = append(out[:len(out)-1], `,"tools":`...)
-	out = append(out, tools...)
-	return append(out, '}'), nil
+	whole := make([]byte, 0, len(out)+len(`,"tools":`)+len(tools))
+	whole = append(append(whole, out[:len(out)-1]...), `,"tools":`...)
+	whole = append(whole, tools...)
+	return append(whole, '}'), nil
 }
 
 // writeTools writes ts as a JSON array, each element made by one(buf, t),
@@ -184,6 +186,38 @@ func writeTools(ts []Tool, one func(buf []byte, t Tool) []byte) []byte {
 		buf = one(buf, t)
 	}
 	return append(buf, ']')
+}
+
+// toolsCache keeps the last tools array a client wrote: an agent sends
+// the same tools with every request, and writing them again (escaping
+// every description, copying every schema: ~23 KB for the built-in tools)
+// was a quarter of a turn's allocation. The copy compared against is deep,
+// so a caller reusing its buffers cannot make it stale.
+type toolsCache struct {
+	mu    sync.Mutex
+	tools []Tool
+	wire  []byte
+}
+
+// write is writeTools(ts, one), or the same bytes as last time when ts
+// equals the last tools. A nil cache writes every time.
+func (c *toolsCache) write(ts []Tool, one func(buf []byte, t Tool) []byte) []byte {
+	if c == nil {
+		return writeTools(ts, one)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.wire != nil && slices.EqualFunc(c.tools, ts, func(a, b Tool) bool {
+		return a.Name == b.Name && a.Description == b.Description && bytes.Equal(a.Parameters, b.Parameters) && (a.Parameters == nil) == (b.Parameters == nil)
+	}) {
+		return c.wire
+	}
+	c.wire = writeTools(ts, one)
+	c.tools = make([]Tool, len(ts))
+	for i, t := range ts {
+		c.tools[i] = Tool{Name: t.Name, Description: t.Description, Parameters: bytes.Clone(t.Parameters)}
+	}
+	return c.wire
 }
 
 // appendJSONString appends s as a JSON string, escaped as encoding/json

@@ -30,8 +30,11 @@ type sseReader struct {
 	data       []byte // the current event's data, joined
 }
 
+// newSSEReader starts with a small buffer (fill doubles it for a longer
+// line): a model's events are short, and two fresh 32 KiB buffers were a
+// quarter of an agent turn's allocation.
 func newSSEReader(r io.Reader) *sseReader {
-	return &sseReader{r: r, buf: make([]byte, 32<<10)}
+	return &sseReader{r: r, buf: make([]byte, 4<<10)}
 }
 
 // next returns the next event's name ("" for unnamed) and data, valid until
