@@ -11,18 +11,28 @@ import (
 	"github.com/a3s-lab/code-wasm/internal/jsbridge"
 )
 
+// The constructors a request uses, looked up once (each Get is a
+// crossing and a reference with a finalizer). fetch itself is looked up
+// per request: a host may install or wrap it after start.
+var (
+	jsAbortController = js.Global().Get("AbortController")
+	jsObject          = js.Global().Get("Object")
+	jsUint8Array      = js.Global().Get("Uint8Array")
+	jsArray           = js.Global().Get("Array")
+)
+
 // do calls the global fetch with an AbortController that ctx aborts. It
 // runs on a goroutine and only waits on promises through jsbridge.Await,
 // never blocking a js.FuncOf callback.
 func do(ctx context.Context, method string, req *Request) (*Response, error) {
 	op := "fetch " + req.URL
-	ac := js.Global().Get("AbortController").New()
+	ac := jsAbortController.New()
 	stop := context.AfterFunc(ctx, func() { ac.Call("abort") })
-	headers := js.Global().Get("Object").New()
+	headers := jsObject.New()
 	for k, v := range req.Header {
 		headers.Set(k, v)
 	}
-	init := js.Global().Get("Object").New()
+	init := jsObject.New()
 	init.Set("method", method)
 	init.Set("headers", headers)
 	init.Set("signal", ac.Get("signal"))
@@ -30,7 +40,7 @@ func do(ctx context.Context, method string, req *Request) (*Response, error) {
 		init.Set("redirect", "manual")
 	}
 	if req.Body != nil {
-		b := js.Global().Get("Uint8Array").New(len(req.Body))
+		b := jsUint8Array.New(len(req.Body))
 		js.CopyBytesToJS(b, req.Body)
 		init.Set("body", b)
 	}
@@ -44,7 +54,7 @@ func do(ctx context.Context, method string, req *Request) (*Response, error) {
 		stop()
 		return nil, ctxErr(ctx, op, err)
 	}
-	h := headerMap(js.Global().Get("Array").Call("from", res.Get("headers")).Call("join", "\n").String())
+	h := headerMap(jsArray.Call("from", res.Get("headers")).Call("join", "\n").String())
 	b := &body{ctx: ctx, ac: ac, stop: stop}
 	if rb := res.Get("body"); rb.Truthy() {
 		b.reader = rb.Call("getReader")
