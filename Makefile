@@ -160,3 +160,9 @@ $(QJS_WASM): $(QJS_PKG)/dist/emscripten-module.wasm npm/package.json
 test-workerd: test-workerd-entry
 test-workerd-entry: build $(NODE_DEPS)
 	$(call bounded,10,node npm/test/workerd/entry.mjs)
+# The same entry on plain workerd serve: Durable Objects on local disk, R2
+# through the checked-in gateway (npm/test/workerd/r2gateway.mjs).
+.PHONY: test-workerd-serve
+test-workerd: test-workerd-serve
+test-workerd-serve: build $(NODE_DEPS)
+	$(call bounded,10,node npm/test/workerd/serve.mjs)

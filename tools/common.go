@@ -289,3 +289,25 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// scanCut takes a workspace's scan limit (ScanLimiter) out of a search's
+// walk error: the files listed before the cut stand, and the cut is
+// returned (nil when the walk was whole or failed otherwise).
+func scanCut(err *error) *workspace.ScanLimitError {
+	var cut *workspace.ScanLimitError
+	if errors.As(*err, &cut) {
+		*err = nil
+		return cut
+	}
+	return nil
+}
+
+// warnScanCut ends a search's output with the warning REFERENCE §4 asks
+// for when the scan limit cut the walk (metadata.search.truncated is set
+// by the tool).
+func warnScanCut(res *kernel.Result, cut *workspace.ScanLimitError) *kernel.Result {
+	if cut != nil {
+		res.Output += fmt.Sprintf("\n[search stopped at the workspace's scan limit of %d files: totals and paths may be incomplete; narrow path or the pattern]\n", cut.Limit)
+	}
+	return res
+}

@@ -171,11 +171,13 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 		return nil
 	}
 	hidden := 0
+	var cut *workspace.ScanLimitError // the workspace's scan limit stopped the walk
 	if call == nil || call.Hidden == nil {
 		// Nothing hidden: every file under walkRoot at once (memfs keeps
 		// the list), matched in chunks; no walk.
 		var ps []string
-		if ps, err = g.ws.Files(ctx, walkRoot); err == nil {
+		ps, err = g.ws.Files(ctx, walkRoot)
+		if cut = scanCut(&err); err == nil {
 			err = matchFiles(w, ps, name, suffix, gp, prefix, add, func(k int) bool {
 				if !keepAll && (total+k <= from || total >= to) {
 					total += k // none of these is on the page
@@ -186,6 +188,7 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 		}
 	} else {
 		err = g.ws.WalkRuns(ctx, walkRoot, hideRuns(call, visit, &hidden))
+		cut = scanCut(&err)
 	}
 	if err != nil && walkRoot != root && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, workspace.ErrNotDir)) {
 		// The pattern's literal directory prefix is not a directory (or
@@ -238,12 +241,15 @@ func (g *Glob) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 		page = []string{}
 	}
 	meta := map[string]any{"page": pg.meta(), "sort": sortBy, "pattern": pattern, "path": root, "paths": page}
+	if cut != nil {
+		meta["search"] = map[string]any{"truncated": true} // only then: the reference's glob metadata has no search
+	}
 	if hidden > 0 {
 		meta["hidden_by_policy"] = hidden // entries the permission policy keeps from this search
 	}
-	out, cut := boundOutput(b.String(), "use a smaller limit")
-	meta["output_truncated"] = cut
-	return kernel.OK(out, meta), nil
+	out, outCut := boundOutput(b.String(), "use a smaller limit")
+	meta["output_truncated"] = outCut
+	return warnScanCut(kernel.OK(out, meta), cut), nil
 }
 
 // matchFiles applies glob's matchers to a list of file paths (ps, from

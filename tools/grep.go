@@ -156,7 +156,7 @@ func (g *Grep) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 			return nil, kernel.InvalidArgument("grep: glob: %v", err)
 		}
 	}
-	paths, hidden, err := g.files(ctx, root, gp, strings.Contains(glob, "/"), call)
+	paths, hidden, cut, err := g.files(ctx, root, gp, strings.Contains(glob, "/"), call)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +176,7 @@ func (g *Grep) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 			lines += r.count
 		}
 	}
-	search := map[string]any{"matching_lines": lines, "matching_files": len(matched), "truncated": false}
+	search := map[string]any{"matching_lines": lines, "matching_files": len(matched), "truncated": cut != nil}
 	meta := map[string]any{"output_mode": mode, "search": search, "pattern": *a.Pattern, "path": root, "failed_reads": failed}
 	if hidden > 0 {
 		meta["hidden_by_policy"] = hidden // entries the permission policy keeps from this search
@@ -186,9 +186,13 @@ func (g *Grep) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 	}
 	switch mode {
 	case "summary":
-		return kernel.OK(fmt.Sprintf("%d matching line(s) in %d file(s)", lines, len(matched)), meta), nil
+		return warnScanCut(kernel.OK(fmt.Sprintf("%d matching line(s) in %d file(s)", lines, len(matched)), meta), cut), nil
 	case "content":
-		return g.renderContent(ctx, m, matched, ctxLines, lines, meta)
+		res, err := g.renderContent(ctx, m, matched, ctxLines, lines, meta)
+		if err != nil {
+			return nil, err
+		}
+		return warnScanCut(res, cut), nil
 	}
 	// Paginated modes: lexical path order.
 	slices.SortFunc(matched, func(x, y *grepFile) int { return strings.Compare(x.path, y.path) })
@@ -215,9 +219,9 @@ func (g *Grep) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 		fmt.Fprintf(&b, "(%d matching line(s) in %d file(s) in total)\n", lines, len(matched))
 	}
 	meta["sort"], meta["page"], meta["source_anchors"] = "path", pg.meta(), anchors
-	out, cut := boundOutput(b.String(), "use a smaller limit")
-	meta["output_truncated"] = cut
-	return kernel.OK(out, meta), nil
+	out, outCut := boundOutput(b.String(), "use a smaller limit")
+	meta["output_truncated"] = outCut
+	return warnScanCut(kernel.OK(out, meta), cut), nil
 }
 
 // files lists the regular files to search under root, in walk order,
@@ -227,23 +231,24 @@ func (g *Grep) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 // Paths the permission policy hides from this call (Call.IsHidden) are
 // left out, and a directory whose whole subtree is hidden
 // (Call.IsHiddenTree) is not descended; how many files were left out, and
-// directories skipped, is returned.
-func (g *Grep) files(ctx context.Context, root string, glob *globmatch.Pattern, globPath bool, call *kernel.Call) ([]string, int, error) {
+// directories skipped, is returned. A walk the workspace's scan limit cut
+// returns the files before the cut and the cut (else nil).
+func (g *Grep) files(ctx context.Context, root string, glob *globmatch.Pattern, globPath bool, call *kernel.Call) ([]string, int, *workspace.ScanLimitError, error) {
 	st, err := g.ws.Stat(ctx, root)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, notFound("grep", "path", root, err)
+		return nil, 0, nil, notFound("grep", "path", root, err)
 	}
 	if err != nil {
-		return nil, 0, asOp("grep", err)
+		return nil, 0, nil, asOp("grep", err)
 	}
 	if st.Kind != workspace.KindDir {
 		if call.IsHidden(root) {
-			return nil, 1, nil
+			return nil, 1, nil, nil
 		}
 		if glob == nil || glob.Match(path.Base(root)) {
-			return []string{root}, 0, nil
+			return []string{root}, 0, nil, nil
 		}
-		return nil, 0, nil
+		return nil, 0, nil, nil
 	}
 	w := work.New(ctx) // the glob's matching work
 	keep := func(p string) (bool, error) {
@@ -258,19 +263,20 @@ func (g *Grep) files(ctx context.Context, root string, glob *globmatch.Pattern, 
 		// Nothing hidden: every file under root at once (memfs keeps the
 		// list), no walk.
 		all, err := g.ws.Files(ctx, root)
+		cut := scanCut(&err)
 		if err != nil || glob == nil {
-			return all, 0, err // shared: not modified
+			return all, 0, cut, err // shared: not modified
 		}
 		for _, p := range all {
 			ok, err := keep(p)
 			if err != nil {
-				return nil, 0, err
+				return nil, 0, nil, err
 			}
 			if ok {
 				out = append(out, p)
 			}
 		}
-		return out, 0, nil
+		return out, 0, cut, nil
 	}
 	// Runs of entries, not a call per entry (workspace.WalkRuns).
 	err = g.ws.WalkRuns(ctx, root, func(ps []string, es []workspace.Entry) error {
@@ -299,7 +305,8 @@ func (g *Grep) files(ctx context.Context, root string, glob *globmatch.Pattern, 
 		}
 		return nil
 	})
-	return out, nHidden, err
+	cut := scanCut(&err)
+	return out, nHidden, cut, err
 }
 
 func (g *Grep) scanAll(ctx context.Context, paths []string, m *linematch.Matcher, content bool) []grepFile {

@@ -181,3 +181,23 @@ type WalkFunc func(path string, e Entry) error
 type Walker interface {
 	Walk(ctx context.Context, root string, fn WalkFunc) error
 }
+
+// ScanLimiter is implemented by drivers where every file a search looks
+// at costs a request (r2: a list per directory, a GET per file read).
+// Workspace.WalkRuns, and Workspace.Files through it, hand over at most
+// ScanLimit() files (0: no limit) and then stop with a *ScanLimitError;
+// grep and glob answer from those files and set metadata.search.truncated
+// (REFERENCE §4: S3's maxObjectsScanned).
+type ScanLimiter interface {
+	ScanLimit() int
+}
+
+// ScanLimitError ends a walk cut at its driver's scan limit: the entries
+// handed over before it stand, the rest were not listed.
+type ScanLimitError struct {
+	Limit int
+}
+
+func (e *ScanLimitError) Error() string {
+	return fmt.Sprintf("the walk stopped at the workspace's scan limit of %d files", e.Limit)
+}

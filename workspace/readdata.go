@@ -42,7 +42,9 @@ type FileLister interface {
 
 // Files returns the workspace paths of every file under directory p, in
 // Walk's order (ErrNotDir for a file): from the driver's FileLister, or a
-// walk. The slice must not be modified.
+// walk. The slice must not be modified. A walk cut at the driver's scan
+// limit (ScanLimiter) returns the files before the cut with its
+// *ScanLimitError.
 func (w *Workspace) Files(ctx context.Context, p string) ([]string, error) {
 	name, err := w.resolve(ctx, "walk", p)
 	if err != nil {

@@ -406,7 +406,8 @@ type RunWalker interface {
 // The walk checks the context every 64 entries and, under js/wasm, the
 // clock every 512 (to let other goroutines and the host's events in): a
 // callback that does much work per entry (more than a few microseconds)
-// should tick a Pacer itself, or use Walk.
+// should tick a Pacer itself, or use Walk. A driver's scan limit
+// (ScanLimiter) ends the walk with a *ScanLimitError after that many files.
 func (w *Workspace) WalkRuns(ctx context.Context, p string, fn WalkRunFunc) error {
 	name, err := w.resolve(ctx, "walk", p)
 	if err != nil {
@@ -422,6 +423,9 @@ func (w *Workspace) WalkRuns(ctx context.Context, p string, fn WalkRunFunc) erro
 			return err
 		}
 		return user(ps, es)
+	}
+	if sl, ok := w.d.(ScanLimiter); ok && sl.ScanLimit() > 0 {
+		fn = limitRuns(sl.ScanLimit(), fn)
 	}
 	if rw, ok := w.d.(RunWalker); ok {
 		err = rw.WalkRuns(ctx, name, fn)
@@ -447,6 +451,30 @@ func (w *Workspace) WalkRuns(ctx context.Context, p string, fn WalkRunFunc) erro
 		return nil
 	}
 	return wrap("walk", name, err)
+}
+
+// limitRuns passes runs on to fn until limit files have gone by; at the
+// first file past it, fn gets the run up to that file and the walk stops
+// with a *ScanLimitError (a walk with no file past the limit is whole).
+func limitRuns(limit int, fn WalkRunFunc) WalkRunFunc {
+	seen := 0
+	return func(ps []string, es []Entry) error {
+		for i := range es {
+			if es[i].Kind == KindDir {
+				continue
+			}
+			if seen == limit {
+				if i > 0 {
+					if err := fn(ps[:i], es[:i]); err != nil && !errors.Is(err, fs.SkipDir) {
+						return err
+					}
+				}
+				return &ScanLimitError{Limit: limit}
+			}
+			seen++
+		}
+		return fn(ps, es)
+	}
 }
 
 // walkPacer paces WalkRuns by entries: every walkPaceEvery entries it

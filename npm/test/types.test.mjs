@@ -31,6 +31,12 @@ test('package.json points types at the shipped index.d.ts', () => {
   assert.match(dts, /export function createSession\(options\?: SessionOptions\): Promise<Session>;/);
 });
 
+test('package.json points ./worker types at the shipped worker.d.ts', () => {
+  const wdts = readFileSync(new URL(pkg.exports['./worker'].types, `file://${pkgJson}`), 'utf8');
+  assert.match(wdts, /export declare class CodeSession \{/);
+  assert.match(wdts, /export default worker;/);
+});
+
 test('every emitted object matches its declaration', async () => {
   let hookEvent;
   const s = await createSession({

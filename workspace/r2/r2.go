@@ -16,14 +16,21 @@ import (
 // ListLimit is the page size the driver asks for (R2's maximum).
 const ListLimit = 1000
 
+// DefaultScanLimit is how many files a search (grep, glob) looks at
+// before it stops and says so in metadata.search.truncated: REFERENCE
+// §4's maxObjectsScanned for an object-store workspace, where each file
+// read is a GET.
+const DefaultScanLimit = 500
+
 // FS is the driver. Its methods are safe for concurrent use: writes are
 // serialized by one lock per FS (an object store has no rename or
 // directory operations of its own), and compare-and-swap holds across
 // writers elsewhere through the ETag condition.
 type FS struct {
-	b    Bucket
-	base string // "<prefix>/<session>/"
-	mu   sync.Mutex
+	b         Bucket
+	base      string // "<prefix>/<session>/"
+	mu        sync.Mutex
+	scanLimit int
 }
 
 // New returns a driver over b for one session's files under
@@ -38,8 +45,17 @@ func New(b Bucket, prefix, session string) (*FS, error) {
 			return nil, err
 		}
 	}
-	return &FS{b: b, base: prefix + "/" + session + "/"}, nil
+	return &FS{b: b, base: prefix + "/" + session + "/", scanLimit: DefaultScanLimit}, nil
 }
+
+// SetScanLimit sets how many files a search looks at (DefaultScanLimit
+// unless set; 0: no limit). Set it before the driver is in use.
+func (f *FS) SetScanLimit(n int) {
+	f.scanLimit = max(n, 0)
+}
+
+// ScanLimit implements workspace.ScanLimiter.
+func (f *FS) ScanLimit() int { return f.scanLimit }
 
 func checkSegment(what, s string) error {
 	if s == "" {

@@ -5,57 +5,26 @@
 // instance after 20 sessions, sessions and files surviving a restart,
 // and `wrangler deploy --dry-run` under 64 MiB.
 //   node npm/test/workerd/entry.mjs   (KEEP_SCRATCH=1 keeps the project, WRANGLER_OUT=1 shows wrangler dev's output)
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync, readdirSync, statSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, rmSync, readdirSync, statSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
+import { bin, installApp, startWranglerDev, wranglerEnv } from './rig.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const repo = join(here, '..', '..', '..');
-const bin = (name) => join(repo, 'node_modules', '.bin', name);
 const keep = process.env.KEEP_SCRATCH === '1';
 const t0 = Date.now();
 const step = (what) => console.log(`[worker entry +${((Date.now() - t0) / 1000).toFixed(1)}s] ${what}`);
 const TOKEN = 'test-token-1';
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 const scratch = mkdtempSync(join(tmpdir(), 'code-wasm-worker-entry-'));
 let dev;
 try {
   step('npm pack, install');
-  const packOut = execFileSync('npm', ['pack', '--json', '--pack-destination', scratch], { cwd: join(repo, 'npm'), encoding: 'utf8' });
-  const project = join(scratch, 'app');
-  mkdirSync(join(project, 'src'), { recursive: true });
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'code-wasm-app', private: true, type: 'module' }));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', join(scratch, JSON.parse(packOut)[0].filename)], { cwd: project, stdio: 'ignore' });
-  // API.md, as an app writes it.
-  writeFileSync(join(project, 'src', 'index.js'), "export { default, CodeSession } from '@a3s-lab/code-wasm/worker';\n");
-  writeFileSync(join(project, 'wrangler.jsonc'), `{
-  "name": "code-wasm",
-  "main": "src/index.js",
-  "compatibility_date": "2026-04-26",
-  "durable_objects": { "bindings": [{ "name": "SESSIONS", "class_name": "CodeSession" }] },
-  "migrations": [{ "tag": "v1", "new_sqlite_classes": ["CodeSession"] }],
-  "r2_buckets": [{ "binding": "WORKSPACE", "bucket_name": "code-workspaces" }]
-}
-`);
+  const project = installApp(scratch);
   writeFileSync(join(project, '.dev.vars'), `AUTH_TOKEN=${TOKEN}\n`);
-  const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1', WRANGLER_LOG_PATH: join(scratch, 'wrangler-logs') };
+  const env = wranglerEnv(scratch);
 
   step('wrangler deploy --dry-run');
   const out = execFileSync(bin('wrangler'), ['deploy', '--dry-run', '--outdir', 'dist'], { cwd: project, env, encoding: 'utf8' });
@@ -72,26 +41,11 @@ try {
   const state = join(project, 'state');
   let base;
   const start = async (ready = 401) => {
-    const port = await freePort();
-    dev = spawn(bin('wrangler'), ['dev', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', state, '--show-interactive-dev-session=false'],
-      { cwd: project, env, stdio: ['ignore', process.env.WRANGLER_OUT === '1' ? 'inherit' : 'ignore', 'inherit'], detached: true });
-    base = `http://127.0.0.1:${port}`;
-    const deadline = Date.now() + 90000;
-    for (;;) {
-      try {
-        if ((await fetch(`${base}/v1/stats`)).status === ready) break;
-      } catch (e) {
-        if (Date.now() > deadline || dev.exitCode !== null) throw new Error(`wrangler dev did not answer: ${e.message}`);
-      }
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    dev = await startWranglerDev({ project, state, env, out: process.env.WRANGLER_OUT === '1', ready: async (b) => (await fetch(`${b}/v1/stats`)).status === ready });
+    base = dev.base;
     step(`wrangler dev on ${base}`);
   };
-  const stop = async () => {
-    const exited = new Promise((r) => dev.on('exit', r));
-    process.kill(-dev.pid, 'SIGTERM');
-    await exited;
-  };
+  const stop = () => dev.stop();
   const auth = { authorization: `Bearer ${TOKEN}` };
   const call = async (method, path, body, want = 200) => {
     const res = await fetch(base + path, { method, headers: auth, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
@@ -217,7 +171,7 @@ try {
   await stop();
   step('worker entry passed');
 } finally {
-  if (dev && dev.exitCode === null) process.kill(-dev.pid, 'SIGTERM');
+  if (dev) await dev.stop();
   if (!keep) rmSync(scratch, { recursive: true, force: true });
   else console.log('scratch kept at', scratch);
 }

@@ -6,7 +6,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync, copyFileSync, readdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { createServer } from 'node:net';
 import { createServer as createHTTPServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, dirname, relative } from 'node:path';
@@ -14,29 +13,16 @@ import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import { startLLMServer } from '../../../web/test/llmserver.mjs';
 import pack from '../ptc-redteam.fixture.mjs';
+import { bin, freePort, startWranglerDev, wranglerEnv } from './rig.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const repo = join(here, '..', '..', '..');
-const pkgDir = join(repo, 'npm');
-const bin = (name) => join(repo, 'node_modules', '.bin', name);
+const pkgDir = join(here, '..', '..');
 const keep = process.env.KEEP_SCRATCH === '1';
 const t0 = Date.now();
 const step = (what) => console.log(`[workerd tier +${((Date.now() - t0) / 1000).toFixed(1)}s] ${what}`);
 
 for (const b of ['wrangler', 'workerd']) {
   if (!existsSync(bin(b))) throw new Error(`${bin(b)} is missing: run \`make deps\` (npm ci at the repository root)`);
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 async function fetchJSON(url, deadline) {
@@ -79,7 +65,7 @@ try {
   ].join('\n'));
 
   step('wrangler deploy --dry-run --outdir dist');
-  const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1', WRANGLER_LOG_PATH: join(scratch, 'wrangler-logs') };
+  const env = wranglerEnv(scratch);
   const out = execFileSync(bin('wrangler'), ['deploy', '--dry-run', '--outdir', 'dist'], { cwd: project, env, encoding: 'utf8' });
   const upload = out.match(/Total Upload: .*/)?.[0];
   console.log(upload ?? out);
@@ -234,7 +220,7 @@ const worker :Workerd.Worker = (
   await r2Checks(project, env);
   step('workerd tier passed');
 } finally {
-  if (wranglerDev && wranglerDev.exitCode === null) process.kill(-wranglerDev.pid, 'SIGTERM');
+  if (wranglerDev) await wranglerDev.stop();
   if (workerd && workerd.exitCode === null) workerd.kill('SIGTERM');
   if (llmServer) llmServer.stop();
   if (site) { site.closeAllConnections(); site.close(); }
@@ -345,27 +331,11 @@ function scanBundle(js) {
 async function r2Checks(project, env) {
   const state = join(project, 'r2-state');
   const start = async () => {
-    const port = await freePort();
-    step(`wrangler dev (local R2 in ${state}) on 127.0.0.1:${port}`);
-    wranglerDev = spawn(bin('wrangler'), ['dev', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', state, '--show-interactive-dev-session=false'],
-      { cwd: project, env, stdio: ['ignore', 'ignore', 'inherit'], detached: true });
-    const url = `http://127.0.0.1:${port}/r2`;
-    const deadline = Date.now() + 90000;
-    for (;;) {
-      try {
-        const res = await fetch(url, { method: 'POST', body: JSON.stringify({ root: 'ws/probe', calls: [] }) });
-        if (res.ok) return url;
-      } catch (e) {
-        if (Date.now() > deadline || wranglerDev.exitCode !== null) throw new Error(`wrangler dev did not answer: ${e.message}`);
-      }
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    wranglerDev = await startWranglerDev({ project, state, env, ready: async (b) => (await fetch(`${b}/r2`, { method: 'POST', body: JSON.stringify({ root: 'ws/probe', calls: [] }) })).ok });
+    step(`wrangler dev (local R2 in ${state}) on ${wranglerDev.base}`);
+    return `${wranglerDev.base}/r2`;
   };
-  const stop = async () => {
-    const exited = new Promise((r) => wranglerDev.on('exit', r));
-    process.kill(-wranglerDev.pid, 'SIGTERM');
-    await exited;
-  };
+  const stop = () => wranglerDev.stop();
   const post = async (url, body) => {
     const res = await fetch(url, { method: 'POST', body: JSON.stringify(body) });
     const text = await res.text();

@@ -1,0 +1,124 @@
+// The Cloudflare Workers deployment's costs (issue 17's benchmark lines)
+// on real workerd on loopback: the package packed and installed as a
+// user would, API.md's one-line app (`@a3s-lab/code-wasm/worker`) bundled
+// by `wrangler deploy --dry-run` and served by plain `workerd serve`
+// (SQLite Durable Objects on local disk, R2 through the tier's local
+// gateway, npm/test/workerd/r2gateway.mjs), or with VIA=wrangler by
+// `wrangler dev` (its local R2, and its proxy Worker in front of the app).
+// Start-up code: npm/test/workerd/rig.mjs, the workerd tier's. Every figure
+// is taken from Node over HTTP; the first row (a route the app's fetch
+// handler answers alone) is the floor of that.
+//   node bench/workerd.bench.mjs      (make bench runs it; needs make build)
+//   N=500 COLD=3 VIA=wrangler node bench/workerd.bench.mjs
+import { mkdtempSync, writeFileSync, rmSync, existsSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bundleApp, installApp, repo, startWorkerd, startWranglerDev, wranglerEnv } from '../npm/test/workerd/rig.mjs';
+
+const N = Number(process.env.N || 300); // sequential requests per row
+const COLD = Number(process.env.COLD || 3); // wrangler dev starts for the cold row
+if (!existsSync(join(repo, 'npm/dist/code.wasm'))) { console.log('npm/dist/code.wasm missing: run make build'); process.exit(1); }
+
+const started = new Date();
+const load0 = loadavg()[0];
+const scratch = mkdtempSync(join(tmpdir(), 'code-wasm-workerd-bench-'));
+let dev;
+try {
+  const project = installApp(scratch);
+  writeFileSync(join(project, '.dev.vars'), 'ALLOW_UNAUTHENTICATED=true\n');
+  const env = wranglerEnv(scratch);
+  const state = join(project, 'state');
+  const wrangler = process.env.VIA === 'wrangler';
+  const ready = async (b) => (await fetch(`${b}/v1/stats`)).ok;
+  if (!wrangler) bundleApp({ project, state, env, vars: { ALLOW_UNAUTHENTICATED: 'true' } });
+  const start = () => (wrangler ? startWranglerDev({ project, state, env, ready }) : startWorkerd({ project, ready }));
+
+  let base;
+  const call = async (method, path, body, want = 200) => {
+    const res = await fetch(base + path, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    if (res.status !== want) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+    return text ? JSON.parse(text) : null;
+  };
+  // timed runs f n times in sequence: p50, p90, and requests per second.
+  const timed = async (n, f) => {
+    const lat = [];
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) {
+      const s = performance.now();
+      await f(i);
+      lat.push(performance.now() - s);
+    }
+    const total = performance.now() - t0;
+    lat.sort((a, b) => a - b);
+    return { p50: lat[Math.floor(n / 2)], p90: lat[Math.floor(n * 0.9)], rps: n / (total / 1000) };
+  };
+
+  // Cold: a fresh process (a fresh isolate), then the first session
+  // create, which instantiates the Go wasm and runs its init.
+  const cold = [];
+  for (let i = 0; i < COLD; i++) {
+    dev = await start();
+    base = dev.base;
+    const s = performance.now();
+    await call('POST', '/v1/sessions', {}, 201);
+    cold.push(performance.now() - s);
+    if (i < COLD - 1) await dev.stop();
+  }
+  cold.sort((a, b) => a - b);
+
+  const { id } = await call('POST', '/v1/sessions', { workspace: { files: { 'a.txt': 'alpha\n' } } }, 201);
+  const tools = `/v1/sessions/${id}/tools`;
+  const prog = `/v1/sessions/${id}/program`;
+  await call('POST', `${tools}/read`, { file_path: 'a.txt' }); // warm the DO's Go session
+  const rows = [];
+  const row = (what, r, goal, research) => rows.push([what, r.p50, r.p90, r.rps, goal, research]);
+
+  row(`floor: GET /v1/stats (${wrangler ? 'proxy → ' : ''}Worker, no DO, no Go)`, await timed(N, () => call('GET', '/v1/stats')), '–', '–');
+  // read with no file_path: Go's argument check answers (exit 1), no R2.
+  row('tool call Worker → DO → Go (read {}: the argument check, no R2)', await timed(N, async () => {
+    if ((await call('POST', `${tools}/read`, {})).exitCode !== 1) throw new Error('read {} was not refused');
+  }), '≤ 2 ms, ≥ 500/s', '1.04 ms, 784/s');
+  row(`R2 tool call: read a.txt (Worker → DO → Go → ${wrangler ? 'wrangler\'s local R2' : 'the local gateway'})`, await timed(N, () => call('POST', `${tools}/read`, { file_path: 'a.txt' })), '≤ 10 ms', '3.05 ms');
+  row('R2 tool call: write w.txt', await timed(N, (i) => call('POST', `${tools}/write`, { file_path: 'w.txt', content: `${i}\n` })), '≤ 10 ms', '3.46 ms');
+  row('session create, warm isolate (POST /v1/sessions {})', await timed(Math.min(N, 50), () => call('POST', '/v1/sessions', {}, 201)), '≤ 10 ms', '3.9 ms');
+  const trivial = await timed(N, () => call('POST', prog, { source: 'async function run() { return 1 }' }));
+  row('program, trivial, fresh QuickJS runtime (whole request)', trivial, '–', '2.53 ms (1 ctx call)');
+  const K = 100; // ctx calls in one program: the per-call cost is the difference over K
+  const many = await timed(Math.max(20, Math.floor(N / 5)), async () => {
+    const r = await call('POST', prog, { source: `async function run(ctx) { for (let i = 0; i < ${K}; i++) { try { await ctx.tools.read({}) } catch {} } return 1 }`, limits: { maxToolCalls: K } });
+    if (r.exitCode !== 0) throw new Error(r.output);
+  });
+  row(`program with ${K} ctx.tools.read({}) calls (whole request)`, many, '–', '–');
+
+  // Memory: 10,000 tool calls over 20 sessions, then Go's linear memory.
+  const before = await call('GET', '/v1/stats');
+  const ids = [];
+  for (let i = 0; i < 20; i++) ids.push((await call('POST', '/v1/sessions', { workspace: { files: { 'f.txt': `${i}\n` } } }, 201)).id);
+  const mix = [['read', { file_path: 'f.txt' }], ['write', { file_path: 'g.txt', content: 'x\n' }], ['ls', { path: '.' }], ['grep', { pattern: 'x' }], ['read', {}]];
+  const C = 4; // in flight at once, each on its own session
+  const memT0 = performance.now();
+  await Promise.all(Array.from({ length: C }, async (_, w) => {
+    for (let i = w; i < 10000; i += C) {
+      const [tool, args] = mix[i % mix.length];
+      await call('POST', `/v1/sessions/${ids[i % 20]}/tools/${tool}`, args);
+    }
+  }));
+  const memS = (performance.now() - memT0) / 1000;
+  const after = await call('GET', '/v1/stats');
+  if (after.goInstances !== 1) throw new Error(`goInstances ${after.goInstances} after 20 sessions`);
+
+  const ms = (v) => `${v.toFixed(2)} ms`;
+  console.log(`\n${wrangler ? 'wrangler dev' : 'workerd serve'} on 127.0.0.1; ${started.toISOString()}; load average ${load0.toFixed(1)} → ${loadavg()[0].toFixed(1)}; N=${N} sequential requests per row\n`);
+  console.log('| measure | p50 | p90 | req/s (sequential) | goal | research |');
+  console.log('|---|---:|---:|---:|---|---|');
+  for (const [w, p50, p90, rps, goal, research] of rows) console.log(`| ${w} | ${ms(p50)} | ${ms(p90)} | ${rps.toFixed(0)} | ${goal} | ${research} |`);
+  const perCtx = (many.p50 - trivial.p50) / K;
+  console.log(`| one ctx call (difference of the two program rows / ${K}) | ${(perCtx * 1000).toFixed(0)} µs | | | ≤ 60 µs (host call) | 19–37 µs (no-op host call) |`);
+  console.log(`| cold first request: fresh process, first POST /v1/sessions (Go init) | ${ms(cold[Math.floor(cold.length / 2)])} | max ${ms(cold[cold.length - 1])} | | ≤ 300 ms | 133 ms (Go init) |`);
+  console.log(`| Go linear memory: before / after 10,000 tool calls over 20 new sessions (${C} in flight, ${memS.toFixed(1)} s) | ${(before.goMemoryBytes / 2 ** 20).toFixed(1)} MiB | ${(after.goMemoryBytes / 2 ** 20).toFixed(1)} MiB | ${(10000 / memS).toFixed(0)} | ≤ 32 MB | 6.8 MB after init |`);
+  console.log(`\nGo instances in the isolate after it all: ${after.goInstances}. Cold runs (ms): ${cold.map((c) => c.toFixed(0)).join(', ')}.`);
+} finally {
+  if (dev) await dev.stop();
+  rmSync(scratch, { recursive: true, force: true });
+}
