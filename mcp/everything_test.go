@@ -29,7 +29,7 @@ type everything struct {
 	reqs map[string]int // requests seen, by method
 }
 
-func startEverything(t *testing.T, port string) *everything {
+func startEverything(t testing.TB, port string) *everything {
 	t.Helper()
 	root, _ := filepath.Abs("..")
 	bin := filepath.Join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js")
@@ -80,7 +80,7 @@ func (e *everything) requests(method string) int {
 
 func (e *everything) kill() { e.cmd.Process.Kill(); e.cmd.Wait() }
 
-func newSession(t *testing.T, gov kernel.Governance, servers ...mcp.Config) *core.Session {
+func newSession(t testing.TB, gov kernel.Governance, servers ...mcp.Config) *core.Session {
 	t.Helper()
 	s, err := core.New(core.Options{Governance: gov, McpServers: servers})
 	if err != nil {
@@ -286,4 +286,21 @@ func TestUnreachable(t *testing.T) {
 		}
 	}
 	_ = fmt.Sprint
+}
+
+// BenchmarkEverythingEcho is an echo call through the kernel natively; its
+// CPU and memory profiles show the client's own cost per call (the server
+// is another process).
+func BenchmarkEverythingEcho(b *testing.B) {
+	e := startEverything(b, "0")
+	s := newSession(b, kernel.Governance{}, mcp.Config{Name: "everything", URL: e.URL})
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		msg := fmt.Sprintf("m%d", i)
+		res, err := s.Tool(ctx, "mcp__everything__echo", map[string]any{"message": msg})
+		if err != nil || res.Output != "Echo: "+msg {
+			b.Fatalf("echo: %v %+v", err, res)
+		}
+	}
 }

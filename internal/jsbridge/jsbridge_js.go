@@ -60,6 +60,11 @@ func CodeOf(err error) (code, detail string) {
 	return "INTERNAL", ""
 }
 
+// promiseCtor is the global Promise, looked up once: every call crosses
+// through Promise and Await, and each lookup is a crossing and a js.Value
+// with a finalizer.
+var promiseCtor = js.Global().Get("Promise")
+
 // Promise runs fn on a new goroutine and returns a JS Promise of its
 // result. The executor returns at once: a js.FuncOf callback must never
 // block on anything that needs the JS event loop. A panic in fn becomes a
@@ -83,7 +88,7 @@ func Promise(fn func() (any, error)) js.Value {
 		}()
 		return nil
 	})
-	p := js.Global().Get("Promise").New(h)
+	p := promiseCtor.New(h)
 	h.Release() // the executor ran synchronously inside the constructor
 	return p
 }
@@ -133,7 +138,10 @@ func Await(ctx context.Context, p js.Value) (js.Value, error) {
 		onErr.Release()
 		return nil
 	})
-	js.Global().Get("Promise").Call("resolve", p).Call("then", onOK, onErr)
+	if !p.InstanceOf(promiseCtor) {
+		p = promiseCtor.Call("resolve", p)
+	}
+	p.Call("then", onOK, onErr)
 	select {
 	case r := <-ch:
 		return r.v, r.err
