@@ -71,6 +71,16 @@ func fake(t *testing.T, callMode string) *httptest.Server {
 				w.Write([]byte("id: 1\ndata: \n\n: comment\n\n"))
 			case "silent":
 				<-r.Context().Done()
+			case "sse-held": // the answer, then the stream held open
+				w.Header().Set("Content-Type", "text/event-stream")
+				b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "fine"}}}})
+				fmt.Fprintf(w, "data: %s\n\n", b)
+				w.(http.Flusher).Flush()
+				<-r.Context().Done()
+			case "sse-closed": // the answer, then the stream's end
+				w.Header().Set("Content-Type", "text/event-stream")
+				b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "fine"}}}})
+				fmt.Fprintf(w, ": priming\n\ndata: %s\n\n", b)
 			}
 		}
 	}))
@@ -120,6 +130,27 @@ func TestFakeFailures(t *testing.T) {
 			}
 			if d := time.Since(start); d > 10*time.Second {
 				t.Errorf("took %v", d)
+			}
+		})
+	}
+}
+
+// A stream answered and then held open (the spec's SHOULD close not kept)
+// still gives its answer at once: the client reads on for a moment only
+// (drain), and not at all once a server has held one open. A stream that
+// ends after its answer is read to its end.
+func TestFakeStreamAfterAnswer(t *testing.T) {
+	for _, mode := range []string{"sse-held", "sse-closed"} {
+		t.Run(mode, func(t *testing.T) {
+			srv := fake(t, mode)
+			s := newSession(t, kernel.Governance{ToolTimeout: 5 * time.Second})
+			if _, err := s.AddMcp(context.Background(), mcp.Config{Name: "fake", URL: srv.URL}); err != nil {
+				t.Fatal(err)
+			}
+			for range 3 {
+				if res := call(t, s, "mcp__fake__alpha", nil); res.ExitCode != 0 || res.Output != "fine" {
+					t.Fatalf("got %+v", res)
+				}
 			}
 		})
 	}
