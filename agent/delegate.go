@@ -32,7 +32,10 @@ const (
 // Subagent events (REFERENCE.md §1.3).
 const (
 	EventSubagentStart = "subagent_start"
-	EventSubagentEnd   = "subagent_end"
+	// EventSubagentProgress is a child's milestone (Config.Progress):
+	// {task_id, session_id, status, metadata}, before its subagent_end.
+	EventSubagentProgress = "subagent_progress"
+	EventSubagentEnd      = "subagent_end"
 )
 
 // TaskSpec is one task of a task or parallel_task call.
@@ -427,7 +430,10 @@ func (d *Delegation) child(ctx context.Context, call *kernel.Call, id string, s 
 		system += "\n\nAnswer with only a JSON value that follows this JSON Schema, no prose around it:\n" + string(s.OutputSchema)
 	}
 	cfg := Config{Client: d.cfg.Client, Kernel: d.cfg.Kernel, Emit: d.cfg.Emit, System: system,
-		MaxToolRounds: cmp(s.MaxSteps, def.MaxSteps), Parent: call.ID, Visible: visible(policy)}
+		MaxToolRounds: cmp(s.MaxSteps, def.MaxSteps), Parent: call.ID, Visible: visible(policy),
+		Progress: func(status string, m map[string]any) {
+			d.ev(EventSubagentProgress, id, call.ID, map[string]any{"task_id": id, "session_id": id, "status": status, "metadata": m})
+		}}
 	res, err := Run(cctx, cfg, id, s.Prompt, nil)
 	if err != nil {
 		o.err = err.Error()
