@@ -31,7 +31,7 @@ type sseReader struct {
 }
 
 func newSSEReader(r io.Reader) *sseReader {
-	return &sseReader{r: r, buf: make([]byte, 32<<10)}
+	return &sseReader{r: r, buf: make([]byte, 4<<10)}
 }
 
 // next returns the next event's name ("" for unnamed) and data, valid until
