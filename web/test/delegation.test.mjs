@@ -7,9 +7,13 @@
 // settles it: every child's connection closed, every subagent_start
 // matched by one subagent_end, nothing after the fan-out's terminal event,
 // and a child the browser had queued (6 connections per host) never sends.
+// The playground's event view nests a delegation: each child's events one
+// level under the task call.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { onBlankPage } from './browser.mjs';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { onBlankPage, launch, server, freshProfile, removeProfile, watch, outDir } from './browser.mjs';
 import { startLLMServer } from './llmserver.mjs';
 
 const usage = { promptTokens: 50, completionTokens: 5, totalTokens: 55 };
@@ -138,6 +142,74 @@ test('delegation in Chromium: tasks overlap with their policy tools; close durin
       assert.deepEqual(errors, []);
     });
   } finally {
+    llm.stop();
+  }
+});
+
+test('the playground nests a delegation in its event view', { timeout: 180_000 }, async () => {
+  mkdirSync(outDir, { recursive: true });
+  const llm = await startLLMServer();
+  const profile = freshProfile();
+  const srv = await server();
+  const ctx = await launch(profile);
+  try {
+    const explore = (p) => ({ agent: 'explore', description: `look ${p}`, prompt: p });
+    const args = JSON.stringify({ tasks: [explore('one'), explore('two')] });
+    // The parent calls task with two children, each child answers, then
+    // the parent does.
+    const script = await load(llm.url, [
+      { events: [{ tool: { index: 0, id: 'call_t', name: 'task' } }, { args: { index: 0, fragment: args } }, { finish: { stop: 'tool_use', usage } }] },
+      text('child found it'), text('child found it'),
+      text('Both children reported.'),
+    ]);
+    const page = await ctx.newPage();
+    const errors = watch(page);
+    page.on('dialog', (d) => d.accept());
+    await page.goto(srv.url + '/');
+    await page.waitForSelector('#status.ok');
+    await page.fill('#chat-url', script.baseURL);
+    await page.fill('#chat-key', 'sk-test-key');
+    await page.fill('#chat-model', 'model-test');
+    await page.click('#chat-connect-btn');
+    await page.waitForSelector('#chat-state.ok');
+    await page.click('#clear-events');
+    await page.fill('#chat-prompt', 'Look twice');
+    await page.click('#chat-send');
+    await page.waitForFunction(() => /Both children reported/.test(document.querySelector('#chat-log').textContent));
+    await page.waitForFunction(() => document.querySelectorAll('#event-list li[data-type="agent_end"]').length === 3);
+    await page.$eval('#event-list li[data-type="subagent_start"]', (e) => e.scrollIntoView({ block: 'center' }));
+    await page.screenshot({ path: join(outDir, 'delegation-tree.png') });
+    // The chat shows each child start and report, and only the parent's text as the answer.
+    const chat = await page.$$eval('#chat-log .msg', (els) => els.map((e) => `${e.className}: ${e.textContent}`));
+    assert.deepEqual(chat.filter((l) => /sub/.test(l)).map((l) => l.replace(/look (one|two)/, 'look N')).sort(),
+      ['msg tool sub: ↳ explore agent reported: child found it', 'msg tool sub: ↳ explore agent reported: child found it',
+        'msg tool sub: ↳ explore agent: look N', 'msg tool sub: ↳ explore agent: look N'], chat.join('\n'));
+    assert.deepEqual(chat.filter((l) => l.startsWith('msg assistant')), ['msg assistant: Both children reported.'], chat.join('\n'));
+    // Oldest first: [type, depth, text].
+    const rows = (await page.$$eval('#event-list li:not(.mark)', (els) => els.map((e) => [e.dataset.type, Number(e.dataset.depth ?? 0), e.children[2]?.textContent ?? '']))).reverse();
+    const of = (type) => rows.filter((r) => r[0] === type);
+    assert.deepEqual(of('subagent_start').map((r) => r[1]), [1, 1], JSON.stringify(rows));
+    assert.match(of('subagent_start')[0][2], /^explore task-\d+ look (one|two)$/);
+    assert.deepEqual(of('subagent_end').map((r) => [r[1], /succeeded$/.test(r[2])]), [[1, true], [1, true]]);
+    assert.deepEqual(of('subagent_progress').map((r) => r[1]), [1, 1]);
+    // The parent run at the top, its two children one level down.
+    assert.deepEqual(of('agent_start').map((r) => r[1]).sort(), [0, 1, 1]);
+    // A nested row names the task it runs in.
+    const tasks = of('subagent_start').map((r) => r[2].split(' ')[1]).sort();
+    const nested = of('agent_start').filter((r) => r[1] === 1).map((r) => r[2]);
+    assert.ok(nested.every((t) => /^task-\d+ · \{"prompt":"(one|two)"\}$/.test(t)), nested.join('\n'));
+    assert.deepEqual(nested.map((t) => t.split(' ')[0]).sort(), tasks);
+    // The task call and the playground's own calls (its file tree's glob).
+    assert.deepEqual(of('tool_end').filter((r) => r[2].startsWith('task ')).map((r) => r[1]), [0]);
+    assert.ok(of('tool_end').every((r) => r[1] === 0), JSON.stringify(of('tool_end')));
+    const firstStart = rows.findIndex((r) => r[0] === 'subagent_start');
+    const taskEnd = rows.findIndex((r) => r[0] === 'tool_end' && r[2].startsWith('task '));
+    assert.ok(rows.slice(firstStart, taskEnd).every((r) => r[1] === 1 || r[0].startsWith('tool_')), JSON.stringify(rows.slice(firstStart, taskEnd)));
+    assert.deepEqual(errors, []);
+  } finally {
+    await ctx.close();
+    await srv.close();
+    removeProfile(profile);
     llm.stop();
   }
 });
