@@ -128,9 +128,9 @@ test('delegation in Chromium: tasks overlap with their policy tools; close durin
         return { closeMs, fan, seen: window.seen };
       });
       console.log(`close during a fan-out of 8 in Chromium: ${out.closeMs.toFixed(0)} ms; tasks settled as ${JSON.stringify(out.fan)}`);
-      // The Go test pins < 1 s (natively and in js/wasm); here a loaded
-      // machine gets room.
-      assert.ok(out.closeMs < 3000, `close took ${out.closeMs} ms`);
+      // The children stall for ever: the bound tells settled from hung
+      // (the log above shows the time; the Go test runs the 1 s check).
+      assert.ok(out.closeMs < 10_000, `close took ${out.closeMs} ms`);
       lifecycle(out.seen, 8);
       const last = out.seen.at(-1);
       assert.deepEqual([last.type, last.name], ['tool_end', 'task'], `events after the fan-out's terminal tool_end: ${out.seen.map((e) => e.type).join(' ')}`);
