@@ -60,6 +60,12 @@ type Config struct {
 	// offered (a delegated agent's policy); a call of any other is
 	// answered as an unknown tool.
 	Visible func(name string) bool
+	// Progress, when set, hears the run's milestones (a delegated agent's
+	// subagent_progress, upstream's): "tool_completed" after each tool
+	// call with {tool, exit_code, output_bytes, error_kind?}, and
+	// "turn_completed" before each turn_end with {turn, total_tokens,
+	// prompt_tokens, completion_tokens}.
+	Progress func(status string, metadata map[string]any)
 }
 
 // Result is what a finished run answers (AgentResult).
@@ -125,6 +131,26 @@ func (r *run) ev(typ string, payload map[string]any) {
 		Origin: kernel.OriginAgent, TimeMs: time.Now().UnixMilli()})
 }
 
+func (r *run) turnEnd(turn int, usage llm.Usage) {
+	if r.cfg.Progress != nil {
+		r.cfg.Progress("turn_completed", map[string]any{"turn": turn, "total_tokens": usage.TotalTokens,
+			"prompt_tokens": usage.PromptTokens, "completion_tokens": usage.CompletionTokens})
+	}
+	r.ev(EventTurnEnd, map[string]any{"turn": turn, "usage": usageMap(usage)})
+}
+
+// toolDone reports a finished call to Progress.
+func (r *run) toolDone(name, output string, exitCode int, kind any) {
+	if r.cfg.Progress == nil {
+		return
+	}
+	m := map[string]any{"tool": name, "exit_code": exitCode, "output_bytes": len(output)}
+	if kind != nil {
+		m["error_kind"] = kind
+	}
+	r.cfg.Progress("tool_completed", m)
+}
+
 func usageMap(u llm.Usage) map[string]any {
 	return map[string]any{"prompt_tokens": u.PromptTokens, "completion_tokens": u.CompletionTokens, "total_tokens": u.TotalTokens}
 }
@@ -159,7 +185,7 @@ func (r *run) loop(ctx context.Context) error {
 		r.res.Text = a.Text
 		if len(a.ToolCalls) == 0 {
 			r.res.Messages = append(r.res.Messages, a)
-			r.ev(EventTurnEnd, map[string]any{"turn": turn, "usage": usageMap(usage)})
+			r.turnEnd(turn, usage)
 			return nil
 		}
 		r.res.ToolCallsCount += len(a.ToolCalls)
@@ -178,7 +204,7 @@ func (r *run) loop(ctx context.Context) error {
 			results[i] = p.result
 		}
 		r.res.Messages = append(r.res.Messages, llm.Message{Role: llm.User, ToolResults: results})
-		r.ev(EventTurnEnd, map[string]any{"turn": turn, "usage": usageMap(usage)})
+		r.turnEnd(turn, usage)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -449,9 +475,19 @@ func (r *run) invoke(ctx context.Context, p *plan) {
 	res, err := r.cfg.Kernel.Invoke(ctx, kernel.Request{Tool: p.call.Name, Args: p.args, Origin: kernel.OriginAgent, Parent: r.id})
 	if err != nil {
 		p.result = llm.ToolResult{CallID: p.call.ID, Content: "Error: " + err.Error(), IsError: true}
+		kind := map[string]any{"message": err.Error()}
+		if ke, ok := errors.AsType[errkind.Error](err); ok {
+			kind["type"] = ke.Kind()
+		}
+		r.toolDone(p.call.Name, p.result.Content, 1, kind)
 		return
 	}
 	p.result = llm.ToolResult{CallID: p.call.ID, Content: res.Output, IsError: res.ExitCode != 0}
+	var kind any
+	if res.ErrorKind != nil {
+		kind = res.ErrorKind
+	}
+	r.toolDone(p.call.Name, res.Output, res.ExitCode, kind)
 }
 
 // refused emits the tool_end of a call the loop answered itself.
@@ -463,4 +499,5 @@ func (r *run) refused(p *plan) {
 	}
 	r.cfg.Emit(kernel.Event{Version: 1, Type: kernel.EventToolEnd, Payload: pl, ParentID: r.id,
 		Origin: kernel.OriginAgent, TimeMs: time.Now().UnixMilli()})
+	r.toolDone(p.call.Name, p.result.Content, 1, pl["error_kind"])
 }

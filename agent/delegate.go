@@ -32,7 +32,10 @@ const (
 // Subagent events (REFERENCE.md §1.3).
 const (
 	EventSubagentStart = "subagent_start"
-	EventSubagentEnd   = "subagent_end"
+	// EventSubagentProgress is a child's milestone (Config.Progress):
+	// {task_id, session_id, status, metadata}, before its subagent_end.
+	EventSubagentProgress = "subagent_progress"
+	EventSubagentEnd      = "subagent_end"
 )
 
 // TaskSpec is one task of a task or parallel_task call.
@@ -76,6 +79,10 @@ type Delegation struct {
 	closed bool
 	bg     map[string]*Background
 	wg     sync.WaitGroup
+	// seen memoizes visible per agent (its policy is fixed): agent name →
+	// *sync.Map of tool name → bool. Deciding it per tool per child cost
+	// ~1 ms a child under js/wasm.
+	seen sync.Map
 }
 
 // Background is a background task's state.
@@ -443,7 +450,10 @@ func (d *Delegation) child(ctx context.Context, call *kernel.Call, id string, s 
 		system += "\n\nAnswer with only a JSON value that follows this JSON Schema, no prose around it:\n" + string(s.OutputSchema)
 	}
 	cfg := Config{Client: d.cfg.Client, Kernel: d.cfg.Kernel, Emit: d.cfg.Emit, System: system,
-		MaxToolRounds: cmp(s.MaxSteps, def.MaxSteps), Parent: call.ID, Visible: visible(policy)}
+		MaxToolRounds: cmp(s.MaxSteps, def.MaxSteps), Parent: call.ID, Visible: d.visible(def.Name, policy),
+		Progress: func(status string, m map[string]any) {
+			d.ev(EventSubagentProgress, id, call.ID, map[string]any{"task_id": id, "session_id": id, "status": status, "metadata": m})
+		}}
 	res, err := Run(cctx, cfg, id, s.Prompt, nil)
 	if err != nil {
 		o.err = err.Error()
@@ -486,6 +496,20 @@ func visible(p kernel.PermissionPolicy) func(string) bool {
 			n := strings.TrimSpace(strings.SplitN(r, "(", 2)[0])
 			return strings.EqualFold(n, name)
 		})
+	}
+}
+
+// visible is visible(p) memoized for the agent named agent.
+func (d *Delegation) visible(agent string, p kernel.PermissionPolicy) func(string) bool {
+	m, _ := d.seen.LoadOrStore(agent, &sync.Map{})
+	memo, decide := m.(*sync.Map), visible(p)
+	return func(name string) bool {
+		if v, ok := memo.Load(name); ok {
+			return v.(bool)
+		}
+		v := decide(name)
+		memo.Store(name, v)
+		return v
 	}
 }
 

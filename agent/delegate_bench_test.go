@@ -2,13 +2,17 @@ package agent_test
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/a3s-lab/code-wasm/agent"
 	"github.com/a3s-lab/code-wasm/core"
 	"github.com/a3s-lab/code-wasm/internal/fetch"
+	"github.com/a3s-lab/code-wasm/llm/llmtest"
 )
 
 // BenchmarkFanOut32 is one session.tasks of 32 explore children, each
@@ -63,4 +67,72 @@ func BenchmarkFanOut32Replay(b *testing.B) {
 		}
 		wg.Wait()
 	}
+}
+
+// BenchmarkChildMemory32 measures what a delegated child holds while it
+// runs: 32 explore children all waiting on their reply (held 1.5 s by the
+// scripted server), the Go heap and goroutine stacks in use (after a GC)
+// against the same session idle, per child. live-B/child is that figure,
+// body-B/child the child's request body (its transcript as sent: system
+// prompt, tools, prompt), beyond-B/child the difference (the goal:
+// ≤ 200 KB in wasm); retained-B/child is what stays per child after the
+// fan-out returned.
+//
+//	go test -run '^$' -bench ChildMemory32 -benchtime 3x ./agent/
+func BenchmarkChildMemory32(b *testing.B) {
+	held := text("done")
+	held.DelayMs = 1500
+	w := newWire(b, "openai", core.Options{MaxParallelTasks: 32}, held)
+	w.sub.Close()
+	tasks := make([]agent.TaskSpec, 32)
+	for i := range tasks {
+		tasks[i] = explore("look")
+	}
+	ctx := context.Background()
+	if _, err := w.s.Task(ctx, explore("warm up")); err != nil {
+		b.Fatal(err)
+	}
+	inUse := func() float64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return float64(m.HeapInuse + m.StackInuse)
+	}
+	var live, body, retained float64
+	sent := 1
+	b.ResetTimer()
+	for range b.N {
+		idle := inUse()
+		done := make(chan error, 1)
+		go func() {
+			res, err := w.s.Tasks(ctx, tasks, core.TaskOptions{})
+			if err == nil && res.ExitCode != 0 {
+				err = fmt.Errorf("%s", res.Output)
+			}
+			done <- err
+		}()
+		sent += 32
+		body += float64(waitRequests(w, sent))
+		live += (inUse() - idle) / 32
+		if err := <-done; err != nil {
+			b.Fatal(err)
+		}
+		retained += (inUse() - idle) / 32
+	}
+	n := float64(b.N)
+	b.ReportMetric(live/n, "live-B/child")
+	b.ReportMetric(body/n, "body-B/child")
+	b.ReportMetric((live-body)/n, "beyond-B/child")
+	b.ReportMetric(retained/n, "retained-B/child")
+}
+
+// waitRequests waits until the server has n requests and returns the size
+// of the last one's body (the log, with every body, is dropped before the
+// caller measures).
+func waitRequests(w *wire, n int) int {
+	var l llmtest.Log
+	for l = w.log(0); len(l.Requests) < n; l = w.log(0) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return len(l.Requests[n-1].Body)
 }

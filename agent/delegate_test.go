@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -400,5 +401,59 @@ func TestSkillHintInSystemPromptOnly(t *testing.T) {
 	body := string(w.log(0).Requests[0].Body)
 	if !strings.Contains(body, "Be brief.\\n\\nSkills are available: find one with search_skills") || strings.Contains(body, "BODY-NEVER-IN-PROMPT") {
 		t.Errorf("request %s", body[:min(len(body), 600)])
+	}
+}
+
+// TestSubagentProgress: a child's milestones reach the parent as
+// subagent_progress (upstream's synthesize_subagent_progress): one
+// tool_completed per tool call, refused ones included, and one
+// turn_completed per turn with its usage, between the child's
+// subagent_start and subagent_end.
+func TestSubagentProgress(t *testing.T) {
+	w := newWire(t, "openai", core.Options{},
+		calls(call{callID("openai", "r1"), "read", `{"file_path":"a.txt"}`}, call{callID("openai", "w1"), "write", `{"file_path":"x.txt","content":"x"}`}),
+		text("done"))
+	res, err := w.s.Task(context.Background(), explore("read a.txt"))
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("task: %v %+v", err, res)
+	}
+	evs := w.events()
+	checkSubagents(t, evs, agent.TaskTool)
+	id := res.Metadata["task_id"].(string)
+	var got []string
+	state := "before"
+	for _, e := range evs {
+		switch {
+		case e.Type == agent.EventSubagentStart:
+			state = "open"
+		case e.Type == agent.EventSubagentEnd:
+			state = "ended"
+		case e.Type == agent.EventSubagentProgress:
+			if state != "open" {
+				t.Errorf("subagent_progress %s the child's start/end: %v", state, e.Payload)
+			}
+			if e.InvocationID != id || e.Payload["task_id"] != id || e.Payload["session_id"] != id || e.ParentID == "" {
+				t.Errorf("progress ids: invocation %q parent %q payload %v (task %s)", e.InvocationID, e.ParentID, e.Payload, id)
+			}
+			m := e.Payload["metadata"].(map[string]any)
+			switch e.Payload["status"] {
+			case "tool_completed":
+				_, hasKind := m["error_kind"]
+				got = append(got, fmt.Sprintf("tool %v exit %v bytes>0 %v kind %v", m["tool"], m["exit_code"], m["output_bytes"].(int) > 0, hasKind))
+			case "turn_completed":
+				got = append(got, fmt.Sprintf("turn %v tokens %v/%v/%v", m["turn"], m["prompt_tokens"], m["completion_tokens"], m["total_tokens"]))
+			default:
+				t.Errorf("status %v", e.Payload["status"])
+			}
+		}
+	}
+	want := []string{
+		"tool write exit 1 bytes>0 true kind true", // not offered to explore: refused by the loop
+		"tool read exit 0 bytes>0 true kind false",
+		"turn 1 tokens 100/20/120",
+		"turn 2 tokens 50/5/55",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("progress\n got %q\nwant %q", got, want)
 	}
 }

@@ -126,7 +126,7 @@ export interface Artifact {
  */
 export interface AgentEvent {
   version: 1;
-  /** tool_request_bound, tool_execution_start, tool_output_delta, tool_end, permission_denied, confirmation_required, confirmation_received, confirmation_timeout, budget_threshold_hit, error, dropped (payload.count: events a full subscription dropped); of an agent run: agent_start, turn_start, text_delta, reasoning_delta, tool_start, tool_input_delta, turn_end, agent_end. … */
+  /** tool_request_bound, tool_execution_start, tool_output_delta, tool_end, permission_denied, confirmation_required, confirmation_received, confirmation_timeout, budget_threshold_hit, error, dropped (payload.count: events a full subscription dropped); of an agent run: agent_start, turn_start, text_delta, reasoning_delta, tool_start, tool_input_delta, turn_end, agent_end; of task and parallel_task: subagent_start, subagent_progress (payload.status tool_completed or turn_completed, payload.metadata), subagent_end. … */
   type: string;
   /** Upstream's snake_case payload, e.g. {id, name, output, exit_code} for tool_end. */
   payload: Record<string, any>;

@@ -106,6 +106,7 @@ async function openSession() {
 }
 
 async function followEvents(s, gen) {
+  depth = new Map();
   try {
     for await (const ev of s.events()) {
       if (gen !== state.generation) break;
@@ -333,8 +334,32 @@ async function runTool() {
 
 // ---- events ------------------------------------------------------------
 
+// Delegation nests in the event view: a subagent_start opens a level under
+// the call that delegated it (parentId: the task call); the child's own
+// events carry its task id as invocationId, its tool calls as parentId, so
+// each event sits one level under what caused it. depth maps an id to its
+// level and the task it runs in; a new session starts it afresh.
+let depth = new Map(); // id -> {d, task}
+
+function levelOf(ev) {
+  if (ev.type === 'subagent_start') {
+    const at = { d: (depth.get(ev.parentId)?.d ?? 0) + 1, task: ev.invocationId };
+    depth.set(ev.invocationId, at);
+    return at;
+  }
+  const at = depth.get(ev.invocationId) ?? depth.get(ev.parentId) ?? { d: 0 };
+  if (at.d > 0 && ev.invocationId && !depth.has(ev.invocationId)) depth.set(ev.invocationId, at);
+  return at;
+}
+
 function describe(ev) {
   const parts = [];
+  if (ev.type?.startsWith('subagent_')) {
+    const p = ev.payload ?? {};
+    parts.push([p.agent, p.task_id, p.status, p.success === undefined ? p.description : p.success ? 'succeeded' : 'failed'].filter(Boolean).join(' '));
+    if (p.metadata) parts.push(JSON.stringify(p.metadata).slice(0, 120));
+    return parts.join(' · ');
+  }
   if (ev.toolName) parts.push(ev.toolName);
   if (ev.exitCode !== undefined) parts.push(`exit ${ev.exitCode}`);
   const text = ev.text ?? ev.toolOutput;
@@ -357,6 +382,14 @@ function addEvent(ev) {
   li.children[2].textContent = describe(ev);
   li.title = JSON.stringify(ev, null, 2);
   li.dataset.type = type;
+  const { d, task } = levelOf(ev);
+  if (d > 0) {
+    li.dataset.depth = String(d);
+    li.dataset.task = task;
+    li.classList.add('sub');
+    li.style.setProperty('--depth', String(d));
+    if (!type.startsWith('subagent_')) li.children[2].textContent = `${task} · ${li.children[2].textContent}`;
+  }
   const list = $('#event-list');
   list.prepend(li);
   while (list.children.length > 500) list.lastChild.remove();
@@ -461,9 +494,10 @@ async function sendChat(e) {
   try {
     for await (const ev of s.stream(prompt, undefined, { signal: ac.signal })) {
       switch (ev.type) {
-        case 'agent_start': run = ev.invocationId; break;
+        case 'agent_start': run ??= ev.invocationId; break;
         case 'turn_start': bubble = null; break;
         case 'text_delta':
+          if (ev.invocationId !== run) break; // a delegated agent's: its report arrives as subagent_end
           bubble ??= chatLine('assistant', '');
           bubble.textContent += ev.text;
           bubble.scrollIntoView({ block: 'nearest' });
@@ -474,7 +508,15 @@ async function sendChat(e) {
             bubble = null;
           }
           break;
-        case 'error': chatLine('error', ev.text); break;
+        case 'subagent_start':
+          chatLine('tool sub', `↳ ${ev.payload.agent} agent: ${ev.payload.description}`);
+          bubble = null;
+          break;
+        case 'subagent_end':
+          chatLine(`tool sub${ev.payload.success ? '' : ' bad'}`, `↳ ${ev.payload.agent} agent ${ev.payload.success ? 'reported' : 'failed'}: ${String(ev.payload.output || ev.payload.error || '').split('\n')[0].slice(0, 160)}`);
+          bubble = null;
+          break;
+        case 'error': if (ev.invocationId === run) chatLine('error', ev.text); break;
       }
     }
   } catch (err) {

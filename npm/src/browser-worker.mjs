@@ -20,6 +20,22 @@ const workerHostKinds = {};
 
 const STATE_METHODS = ['toolNames', 'toolDefinitions', 'activeTools', 'pendingConfirmations', 'isClosed', 'mcpStatus', 'skillNames'];
 const sessions = new Map(); // handle -> {subs: Map(local -> real), state: {}, monitor}
+// A closed session's event subscriptions, kept until each has read the
+// events queued before the close (Go keeps them readable: core.Bus.Close).
+const draining = new Map(); // handle -> Map(local -> real)
+const subsOf = (handle) => sessions.get(handle)?.subs ?? draining.get(handle);
+
+function closed(handle) {
+  const s = sessions.get(handle);
+  sessions.delete(handle);
+  if (s?.subs.size) draining.set(handle, s.subs);
+}
+
+function dropSub(handle, sub) {
+  const subs = subsOf(handle);
+  subs?.delete(sub);
+  if (subs?.size === 0) draining.delete(handle);
+}
 const calls = new Map(); // call id -> AbortController
 const hostWaits = new Map(); // host id -> {resolve, reject}
 let nextHostId = 0;
@@ -155,7 +171,7 @@ const handlers = {
     } finally {
       calls.delete(m.id);
     }
-  }, m.handle).then(() => { if (m.method === 'close') sessions.delete(m.handle); }),
+  }, m.handle).then(() => { if (m.method === 'close') closed(m.handle); }),
   callBytes: (m) => answer(m.id, async () => {
     const ac = m.hasSignal ? new AbortController() : undefined;
     if (ac) calls.set(m.id, ac);
@@ -183,15 +199,16 @@ const handlers = {
     const r = syncJSON(m.handle, 'subscribe');
     if (s && r !== null) s.subs.set(m.sub, JSON.parse(r));
   },
-  nextEvents: (m) => answer(m.id, () => {
-    const real = sessions.get(m.handle)?.subs.get(m.sub);
+  nextEvents: (m) => answer(m.id, async () => {
+    const real = subsOf(m.handle)?.get(m.sub);
     if (real === undefined) return JSON.stringify({ events: [], done: true });
-    return api.nextEvents(m.handle, real);
+    const r = await api.nextEvents(m.handle, real);
+    if (r.endsWith('"done":true}')) dropSub(m.handle, m.sub); // Go writes {events, done}
+    return r;
   }),
   unsubscribe: (m) => {
-    const s = sessions.get(m.handle);
-    const real = s?.subs.get(m.sub);
-    if (real !== undefined) { s.subs.delete(m.sub); api.unsubscribe(m.handle, real); }
+    const real = subsOf(m.handle)?.get(m.sub);
+    if (real !== undefined) { dropSub(m.handle, m.sub); api.unsubscribe(m.handle, real); }
   },
   hostResult: (m) => {
     const w = hostWaits.get(m.id);

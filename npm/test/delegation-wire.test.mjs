@@ -43,11 +43,24 @@ test('tasks: three explore children overlap, each offered only its tools; result
   const { s, script } = await session([text('warm'), text('found', 600)]);
   try {
     await warm(s);
+    const ev = s.events();
     const res = await s.tasks([explore('one'), explore('two'), explore('three')]);
     assert.equal(res.exitCode, 0, res.output);
     const meta = JSON.parse(res.metadataJson);
     assert.equal(meta.results.length, 3);
     assert.deepEqual(meta.results.map((r) => r.success), [true, true, true]);
+    // Each child's subagent_start, its turn_completed progress, its end.
+    const sub = [];
+    for (;;) {
+      const { value } = await ev.next();
+      if (value.type.startsWith('subagent_')) sub.push(`${value.type} ${value.payload.task_id}${value.payload.status ? ' ' + value.payload.status : ''}`);
+      if (value.type === 'tool_end' && value.payload.name === 'task') break;
+    }
+    await ev.return();
+    for (const r of meta.results) {
+      assert.deepEqual(sub.filter((l) => l.split(' ')[1] === r.task_id).map((l) => l.split(' ').filter((_, i) => i !== 1).join(' ')),
+        ['subagent_start', 'subagent_progress turn_completed', 'subagent_end'], sub.join('\n'));
+    }
     const l = await log(script.id);
     l.requests.shift();
     assert.equal(l.requests.length, 3);
