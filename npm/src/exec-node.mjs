@@ -87,16 +87,22 @@ function inPath(name) {
 
 /** @type {Map<string, boolean>} */
 const bwrapWorks = new Map();
+/** @type {{path: string | undefined, bwrap: string}} */
+const bwrapSeen = { path: undefined, bwrap: '' };
 /** The path of a bwrap in PATH that can make the namespaces, or "". */
 function bubblewrap() {
+  // Looked up again only when PATH changes: the lookup stats every PATH
+  // entry, on every command otherwise.
+  if (bwrapSeen.path === process.env.PATH) return bwrapSeen.bwrap;
   const p = inPath('bwrap');
-  if (!p) return '';
-  if (!bwrapWorks.has(p)) {
+  if (p && !bwrapWorks.has(p)) {
     const r = spawnSync(p, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp',
       '--unshare-pid', '--unshare-net', '--die-with-parent', '--', '/bin/sh', '-c', 'echo ok'], { encoding: 'utf8', timeout: 10000 });
     bwrapWorks.set(p, r.status === 0 && r.stdout === 'ok\n');
   }
-  return bwrapWorks.get(p) ? p : '';
+  bwrapSeen.path = process.env.PATH;
+  bwrapSeen.bwrap = p && bwrapWorks.get(p) ? p : '';
+  return bwrapSeen.bwrap;
 }
 
 /**
