@@ -84,6 +84,7 @@ const api = await loadHello(); api.noop('x'); console.log(performance.now());`;
 const run = (src) => {
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', src], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(r.stderr);
+  if (r.stderr) process.stderr.write(r.stderr);
   return Number(r.stdout.trim());
 };
 const cold = { session: [], hello: [] };
@@ -108,6 +109,7 @@ await s.close();`;
 const coldProgram = `import { createSession } from '${entry}';
 const s = await createSession({ workspace: { kind: 'memory' } });
 const r = await s.program({ source: 'async function run() { return 42 }', limits: { timeoutMs: 300 } });
+if (r.exitCode !== 0) console.error('cold program failed: ' + r.output.slice(0, 400));
 console.log(r.exitCode === 0 ? JSON.parse(r.metadataJson).program.engine_start_ms : -1);
 await s.close();`;
 const abortRuns = [], programRuns = [];
