@@ -168,8 +168,12 @@ const (
 // the full metadata JSON is stored as an artifact referenced by
 // metadata_artifact. If previews are not enough (many small values), only
 // the small top-level scalars are kept.
+//
+// Most metadata is small: jsonFits shows that without marshaling it (the
+// marshal was a third of a read call's kernel time; the host encodes the
+// metadata once more anyway).
 func (k *Kernel) boundMetadata(tool string, res *Result) {
-	if res.Metadata == nil {
+	if res.Metadata == nil || jsonFits(res.Metadata, MaxMetadataBytes) {
 		return
 	}
 	full, err := json.Marshal(res.Metadata)
@@ -273,4 +277,49 @@ func preview(s string, keep int) string {
 	fmt.Fprintf(&b, "\n…[%d bytes omitted; full metadata in metadata_artifact]…\n", t-h)
 	b.WriteString(s[t:])
 	return b.String()
+}
+
+// jsonFits reports whether v's JSON surely takes at most budget bytes: an
+// upper bound summed over the values (a string counted as if every byte
+// were escaped as \u00XX, a number as 32 bytes). A value of another type
+// (a struct, a json.RawMessage) or a bound over budget reports false: the
+// caller marshals to know.
+func jsonFits(v any, budget int) bool {
+	n := 0
+	var walk func(v any) bool
+	walk = func(v any) bool {
+		switch x := v.(type) {
+		case nil, bool:
+			n += 5
+		case int, int64, float64:
+			n += 32
+		case json.Number:
+			n += len(x)
+		case string:
+			n += 2 + 6*len(x)
+		case []string:
+			for _, e := range x {
+				n += 3 + 6*len(e)
+			}
+			n += 2
+		case []any:
+			for _, e := range x {
+				if n++; !walk(e) {
+					return false
+				}
+			}
+			n += 2
+		case map[string]any:
+			for k, e := range x {
+				if n += 4 + 6*len(k); !walk(e) {
+					return false
+				}
+			}
+			n += 2
+		default:
+			return false
+		}
+		return n <= budget
+	}
+	return walk(v)
 }

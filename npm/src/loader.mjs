@@ -65,10 +65,29 @@ function counted(api, timeouts) {
   };
 }
 
+// In Node, start holds a ref'd timer until Go is ready. A pending
+// WebAssembly.compile or instantiate holds no libuv handle: with nothing
+// else alive, uv_run returned and Node drained V8's platform tasks
+// (NodePlatform::DrainTasks), running the rest of the start, the first
+// createSession and the caller's next steps inside that drain, whose next
+// round blocks until every background task (the wasm tier-up compiles the
+// start set off) has ended: the event loop stood still 2-6 s after the
+// first session was ready (load 20), and the first call's AbortSignal and
+// timers waited (RATIONALE.md "Why did the first call of a process ignore
+// its abort?").
 async function start(getModule) {
+  const node = typeof process !== 'undefined' && !!process.versions?.node;
+  const keep = node ? setInterval(() => {}, 1 << 30) : undefined;
+  try {
+    return await startGo(getModule, node);
+  } finally {
+    clearInterval(keep);
+  }
+}
+
+async function startGo(getModule, node) {
   const mod = await getModule();
   const go = new globalThis.Go();
-  const node = typeof process !== 'undefined' && !!process.versions?.node;
   const timeouts = node ? new IdleTimeouts() : null;
   if (timeouts) go._scheduledTimeouts = timeouts;
   let resolveReady;

@@ -6,11 +6,10 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"github.com/santhosh-tekuri/jsonschema/v6/message"
 )
 
-var defaultPrinter = message.NewPrinter(language.English)
+var defaultPrinter = message.NewPrinter()
 
 // format ---
 

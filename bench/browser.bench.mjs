@@ -1,0 +1,136 @@
+// The session API in Chromium against the bare Go-wasm floor, side by side
+// in one run (issue 18 goals):
+//   ready:      page -> createSession (the package's Worker) -> first
+//               tool('read') answered, vs page -> a bare Go wasm started in
+//               a Worker -> its ready message;
+//   round trip: `await session.tool('read', ...)` from the page, vs page ->
+//               Worker postMessage -> a Promise-returning Go no-op -> page.
+// Goals: ready <= 2.5x, round trip <= 3x. Each cold start is a fresh page
+// of one browser (HTTP cache warm for both), A/B alternated.
+//   node bench/browser.bench.mjs      (needs make build; Debian's chromium)
+//   RUNS=7 CALLS=1000 node bench/browser.bench.mjs
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, copyFileSync, rmSync } from 'node:fs';
+import { tmpdir, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { launch, server, freshProfile, removeProfile, repo } from '../web/test/browser.mjs';
+
+const RUNS = Number(process.env.RUNS || 5);
+const CALLS = Number(process.env.CALLS || 500);
+const goroot = execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim();
+
+// The floor: a Go program exporting a Promise-returning no-op (built like
+// internal/jsbridge.Promise), compiled like the package, in a Worker.
+const tmp = mkdtempSync(join(tmpdir(), 'code-wasm-bare-'));
+writeFileSync(join(tmp, 'go.mod'), 'module hello\n\ngo 1.22\n');
+writeFileSync(join(tmp, 'main.go'), `//go:build js && wasm
+
+package main
+
+import "syscall/js"
+
+func main() {
+	api := js.Global().Get("Object").New()
+	api.Set("noopAsync", js.FuncOf(func(this js.Value, args []js.Value) any {
+		s := args[0].String()
+		var h js.Func
+		h = js.FuncOf(func(this js.Value, a []js.Value) any {
+			resolve := a[0]
+			go func() { resolve.Invoke(s) }()
+			return nil
+		})
+		p := js.Global().Get("Promise").New(h)
+		h.Release()
+		return p
+	}))
+	js.Global().Get("__helloReady").Invoke(api)
+	select {}
+}
+`);
+execFileSync('go', ['build', '-trimpath', '-ldflags=-s -w', '-o', join(tmp, 'hello.wasm'), '.'], {
+  cwd: tmp, env: { ...process.env, GOOS: 'js', GOARCH: 'wasm', GOFLAGS: '' },
+});
+copyFileSync(join(goroot, 'lib/wasm/wasm_exec.js'), join(tmp, 'wasm_exec.js'));
+writeFileSync(join(tmp, 'worker.js'), `importScripts('wasm_exec.js');
+let api;
+self.__helloReady = (a) => { api = a; postMessage({ ready: true }); };
+const go = new Go();
+WebAssembly.instantiateStreaming(fetch('hello.wasm'), go.importObject).then((r) => go.run(r.instance));
+onmessage = (e) => api.noopAsync(e.data.s).then((s) => postMessage({ id: e.data.id, s }));
+`);
+writeFileSync(join(tmp, 'blank.html'), '<!doctype html><title>bench</title>');
+
+const srv = await server([['/bare/', tmp]]);
+const profile = freshProfile();
+const ctx = await launch(profile);
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+try {
+  const onPage = async (fn, arg) => {
+    const page = await ctx.newPage();
+    try {
+      await page.goto(`${srv.url}/bare/blank.html`);
+      return await page.evaluate(fn, arg);
+    } finally {
+      await page.close();
+    }
+  };
+  const bareReady = () => new Promise((resolve) => {
+    const t0 = performance.now();
+    const w = new Worker('/bare/worker.js');
+    w.onmessage = () => { resolve(performance.now() - t0); w.terminate(); };
+  });
+  const sessionReady = async () => {
+    const t0 = performance.now();
+    const { createSession } = await import('/npm/src/entry-browser.mjs');
+    const s = await createSession({ workspace: { kind: 'memory', files: { 'a.txt': 'a\n' } } });
+    await s.tool('read', { file_path: 'a.txt' });
+    const ms = performance.now() - t0;
+    await s.close();
+    return ms;
+  };
+  // A warm-up of each (HTTP cache, the browser's wasm code cache).
+  await onPage(bareReady);
+  await onPage(sessionReady);
+  const ready = { bare: [], session: [] };
+  for (let i = 0; i < RUNS; i++) {
+    ready.bare.push(await onPage(bareReady));
+    ready.session.push(await onPage(sessionReady));
+  }
+  // Round trips in one page, rounds interleaved.
+  const trips = await onPage(async (N) => {
+    const w = new Worker('/bare/worker.js');
+    await new Promise((r) => { w.onmessage = r; });
+    const pending = new Map();
+    let next = 0;
+    w.onmessage = (e) => { pending.get(e.data.id)(e.data.s); pending.delete(e.data.id); };
+    const bare = (s) => new Promise((r) => { const id = next++; pending.set(id, r); w.postMessage({ id, s }); });
+    const { createSession } = await import('/npm/src/entry-browser.mjs');
+    const s = await createSession({ workspace: { kind: 'memory', files: { 'a.txt': 'hello\n' } } });
+    const args = JSON.stringify({ name: 'read', args: { file_path: 'a.txt' } });
+    const time = async (f) => { const t = performance.now(); for (let i = 0; i < N; i++) await f(); return (performance.now() - t) * 1000 / N; };
+    const r = { bare: [], tool: [] };
+    for (let round = 0; round < 5; round++) {
+      r.bare.push(await time(() => bare(args)));
+      r.tool.push(await time(() => s.tool('read', { file_path: 'a.txt' })));
+    }
+    await s.close();
+    w.terminate();
+    return r;
+  }, CALLS);
+  const version = ctx.browser()?.version() ?? execFileSync(process.env.CHROMIUM ?? '/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim();
+  const rS = median(ready.session), rB = median(ready.bare);
+  const tS = median(trips.tool.slice(1)), tB = median(trips.bare.slice(1));
+  const ok = (b) => (b ? 'met' : 'MISSED');
+  console.log(`Chromium ${version}, ${RUNS} cold pages each (median), ${CALLS} calls x 4 warm rounds (median), load ${loadavg()[0].toFixed(1)}\n`);
+  console.log('| measure | session API | bare Go wasm in a Worker | ratio | goal |');
+  console.log('|---|---:|---:|---:|---|');
+  console.log(`| ready (ms): createSession + first tool('read') vs the bare Worker's ready | ${rS.toFixed(0)} | ${rB.toFixed(0)} | ${(rS / rB).toFixed(2)}x | <= 2.5x: ${ok(rS / rB <= 2.5)} |`);
+  console.log(`| round trip (us): tool('read') vs page -> Worker -> Go Promise -> page | ${tS.toFixed(0)} | ${tB.toFixed(0)} | ${(tS / tB).toFixed(2)}x | <= 3x: ${ok(tS / tB <= 3)} |`);
+  console.log(`\ncold (ms): session ${ready.session.map((x) => x.toFixed(0)).join(' ')}; bare ${ready.bare.map((x) => x.toFixed(0)).join(' ')}`);
+  console.log(`round trips (us): session ${trips.tool.map((x) => x.toFixed(0)).join(' ')}; bare ${trips.bare.map((x) => x.toFixed(0)).join(' ')}`);
+} finally {
+  await ctx.close();
+  await srv.close();
+  removeProfile(profile);
+  rmSync(tmp, { recursive: true, force: true });
+}
