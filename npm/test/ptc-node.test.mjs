@@ -182,7 +182,8 @@ for (const how of ['abort', 'close']) {
     if (how === 'abort') ac.abort(); else await s.close();
     const t0 = performance.now();
     await assert.rejects(p, { code: how === 'abort' ? 'ABORTED' : 'SESSION_CLOSED' });
-    assert.ok(performance.now() - t0 < 1000, 'settles within the grace');
+    // The grace is 500 ms of Go time; the script would spin for 30 s.
+    assert.ok(performance.now() - t0 < 5000, 'settles within the grace');
     await new Promise((r) => setTimeout(r, 300));
     const c0 = process.cpuUsage();
     await new Promise((r) => setTimeout(r, 500));
