@@ -143,15 +143,17 @@ func TestParallelTaskTimeoutMarksHungChildFailed(t *testing.T) {
 	w := newWire(t, "openai", core.Options{}, text("a"), text("b"), llmtest.Reply{End: "stall"})
 	start := time.Now()
 	res, err := w.s.Tool(context.Background(), agent.ParallelTaskTool, map[string]any{
-		"tasks": []agent.TaskSpec{explore("1"), explore("2"), explore("3")}, "timeout_ms": 300, "allow_partial_failure": true})
+		"tasks": []agent.TaskSpec{explore("1"), explore("2"), explore("3")}, "timeout_ms": 3000, "allow_partial_failure": true})
 	took := time.Since(start)
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("parallel_task: %v %+v", err, res)
 	}
 	// The third child stalls for ever: returning at all is the timeout's
-	// doing; the bound only tells that from a hang.
-	if took >= 10*time.Second {
-		t.Errorf("took %v with timeout_ms 300", took)
+	// doing; the bound only tells that from a hang. 3 s gives the two
+	// answering children room on a busy machine (at 300 ms, under -race or
+	// js/wasm at load 20, they could time out too).
+	if took >= 15*time.Second {
+		t.Errorf("took %v with timeout_ms 3000", took)
 	}
 	m := res.Metadata
 	if m["success_count"] != 2 || m["failed_count"] != 1 || m["timed_out"] != true || m["partial_failure"] != true {
