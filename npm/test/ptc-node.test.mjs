@@ -150,7 +150,7 @@ test('red-team pack: nothing escapes, the host stays healthy, the next program i
     for (const a of pack) {
       if (a.engines && !a.engines.includes('node')) continue;
       await t.test(a.name, async () => {
-        const r = await s.program({ source: a.source.join('\n') + '\n', inputs: { list: [1, 2] }, limits: { timeoutMs: 2000, ...(a.limits || {}) }, ...(a.allowedTools ? { allowedTools: a.allowedTools } : {}) });
+        const r = await s.program({ source: a.source.join('\n') + '\n', inputs: { list: [1, 2] }, limits: { timeoutMs: a.expect === 'contained' ? 30000 : 2000, ...(a.limits || {}) }, ...(a.allowedTools ? { allowedTools: a.allowedTools } : {}) });
         const meta = r.metadataJson ? JSON.parse(r.metadataJson) : {};
         assert.ok(!/escaped/.test(r.output) && !/escaped/.test(JSON.stringify(meta.script_result ?? null)), `ESCAPE: ${r.output}`);
         if (a.expect === 'contained') {

@@ -223,13 +223,13 @@ export async function runPtcSuite(createSession, pack, engine, { runtime, kinds 
       });
     }
     // QuickJS is compiled by now; the spare worker started after the last
-    // program gets a moment to boot: the pack's 1 s timeouts are for the
+    // program gets a moment to boot: the pack's timeouts are for the
     // attempts.
     await new Promise((ok) => setTimeout(ok, 1000));
     for (const a of pack) {
       if (a.engines && !a.engines.includes(engine)) continue;
       await check('redteam/' + a.name, async () => {
-        const r = await program({ source: a.source.join('\n') + '\n', inputs: { list: [1, 2] }, limits: { timeoutMs: 2000, ...(a.limits || {}) }, ...(a.allowedTools ? { allowedTools: a.allowedTools } : {}) });
+        const r = await program({ source: a.source.join('\n') + '\n', inputs: { list: [1, 2] }, limits: { timeoutMs: a.expect === 'contained' ? 30000 : 2000, ...(a.limits || {}) }, ...(a.allowedTools ? { allowedTools: a.allowedTools } : {}) });
         const res = meta(r).script_result;
         if (/escaped/.test(r.output) || /escaped/.test(JSON.stringify(res ?? null))) return 'ESCAPE: ' + r.output;
         if (a.expect === 'contained' && (r.exitCode !== 0 || res !== 'contained')) return `want contained: ${r.output}`;
