@@ -163,7 +163,7 @@ func TestParallelTaskTimeoutMarksHungChildFailed(t *testing.T) {
 	for _, r := range m["results"].([]any) {
 		if r := r.(map[string]any); r["success"] == false {
 			failed++
-			if !strings.Contains(r["error"].(string), "timed out after 300 ms") {
+			if !strings.Contains(r["error"].(string), "timed out after 3000 ms") {
 				t.Errorf("hung child's error %v", r["error"])
 			}
 		}
