@@ -344,7 +344,9 @@ func TestWireCancelMidStream(t *testing.T) {
 					break
 				}
 			}
-			if d := time.Since(start); d > 500*time.Millisecond {
+			// The stream stalls for ever: any settling is the cancel's
+			// doing; the bound only tells settled from hung.
+			if d := time.Since(start); d > 10*time.Second {
 				t.Errorf("%s: settled after %v", how, d)
 			}
 			last := evs[len(evs)-1]

@@ -446,7 +446,9 @@ func TestCancelMidStream(t *testing.T) {
 					break
 				}
 			}
-			if d := time.Since(start); d > 500*time.Millisecond {
+			// The stream stalls for ever: any settling is the cancel's
+			// doing; the bound only tells settled from hung.
+			if d := time.Since(start); d > 10*time.Second {
 				t.Errorf("settled after %v", d)
 			}
 			last := evs[len(evs)-1]

@@ -236,7 +236,8 @@ func TestEverythingRestart(t *testing.T) {
 		if res.ExitCode == 0 || res.ErrorKind == nil || res.ErrorKind.Type != kernel.ErrTransport {
 			t.Errorf("killed mid-call: %+v", res)
 		}
-		if d := time.Since(killed); d > time.Second {
+		// The operation runs 30 s: the bound tells "at once" from "at its end".
+		if d := time.Since(killed); d > 5*time.Second {
 			t.Errorf("transport took %v after the kill", d)
 		}
 	case <-time.After(10 * time.Second):

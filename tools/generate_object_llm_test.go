@@ -181,8 +181,9 @@ func TestGenerateObjectServerCancel(t *testing.T) {
 		if res.ErrorKind == nil || res.ErrorKind.Type != kernel.ErrCancelled {
 			t.Fatalf("exit %d kind %+v: %s", res.ExitCode, res.ErrorKind, res.Output)
 		}
-		// 500 ms is the goal; the bound leaves room for a busy machine.
-		if settled > 1500*time.Millisecond {
+		// 500 ms is the goal; the stream lasts 5 s, and the bound leaves a
+		// busy machine room short of that.
+		if settled > 4*time.Second {
 			t.Errorf("settled %v after the cancel", settled)
 		}
 		if lg := genServerLog(t, remote, l, 1); lg.Disconnects != 1 {

@@ -372,7 +372,10 @@ func genJSON(v any) string {
 }
 
 func TestGenerateObjectCancelMidStream(t *testing.T) {
+	// A 20 s stream: settling long before its end is the cancel's doing,
+	// whatever the machine's load (speed is make bench's).
 	turn, _ := streamingTurn()
+	turn.gap = 100 * time.Millisecond
 	g := newGenKernel(t, &goClient{turns: []goTurn{turn}})
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
@@ -381,7 +384,7 @@ func TestGenerateObjectCancelMidStream(t *testing.T) {
 	if res.ExitCode == 0 || res.ErrorKind == nil || res.ErrorKind.Type != kernel.ErrCancelled {
 		t.Errorf("exit %d kind %+v: %s", res.ExitCode, res.ErrorKind, res.Output)
 	}
-	if d := time.Since(start); d > 700*time.Millisecond {
+	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("settled after %v", d)
 	}
 }

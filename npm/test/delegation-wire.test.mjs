@@ -80,11 +80,11 @@ test('parallel_task: a hung child is failed after timeout_ms and its connection 
   try {
     await warm(s);
     const t0 = Date.now();
-    const res = await s.tool('parallel_task', { tasks: [explore('1'), explore('2'), explore('3')], timeout_ms: 1000, allow_partial_failure: true });
-    // The Go test (agent/delegate_test.go, native and js/wasm) pins
-    // timeout_ms 300 and < 1 s; here the two answering children get room
-    // on a loaded machine (the hung child alone would hold the call forever).
-    assert.ok(Date.now() - t0 < 3000, `took ${Date.now() - t0} ms`);
+    const res = await s.tool('parallel_task', { tasks: [explore('1'), explore('2'), explore('3')], timeout_ms: 3000, allow_partial_failure: true });
+    // The two answering children get 3 s on a loaded machine; the hung
+    // child alone would hold the call for ever, so the bound only tells
+    // "timed out" from "hung".
+    assert.ok(Date.now() - t0 < 15_000, `took ${Date.now() - t0} ms`);
     const meta = JSON.parse(res.metadataJson);
     assert.equal(meta.success_count, 2);
     assert.equal(meta.timed_out, true);
@@ -110,7 +110,7 @@ test('background: the result is read after the call returned; close cancels one 
   assert.equal((await s2.taskResult(id2)).done, false);
   const t0 = Date.now();
   await s2.close();
-  assert.ok(Date.now() - t0 < 3000, `close took ${Date.now() - t0} ms`);
+  assert.ok(Date.now() - t0 < 10_000, `close took ${Date.now() - t0} ms`); // the child stalls for ever
   assert.equal((await log(script.id, 1)).disconnects, 1);
 });
 

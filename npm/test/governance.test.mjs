@@ -7,6 +7,9 @@ import { createSession } from '@a3s-lab/code-wasm';
 const kindOf = (r) => (r.errorKindJson ? JSON.parse(r.errorKindJson).type : undefined);
 const never = () => new Promise(() => {});
 
+// The handlers that answer do so at once; the 2 s timeouts below leave a
+// loaded machine room to carry the answer back (only 'never settles' waits
+// them out).
 const hookCases = [
   ['sync block', () => ({ action: 'block', reason: 'sync says no' }), 1, /sync says no/],
   ['async block', async () => ({ action: 'block', reason: 'async says no' }), 1, /async says no/],
@@ -19,7 +22,7 @@ const hookCases = [
 ];
 for (const [name, handler, exit, re] of hookCases) {
   test(`pre_tool_use hook: ${name}`, async () => {
-    const s = await createSession({ hooks: [{ id: 'h', event: 'pre_tool_use', matcher: { tool: 'write' }, config: { timeoutMs: 200 }, handler }] });
+    const s = await createSession({ hooks: [{ id: 'h', event: 'pre_tool_use', matcher: { tool: 'write' }, config: { timeoutMs: 2000 }, handler }] });
     const r = await s.writeFile('a.txt', 'x');
     assert.equal(r.exitCode, exit, r.output);
     if (re) {
@@ -83,7 +86,7 @@ const budgetCases = [
 for (const [name, checkBeforeTool, exit] of budgetCases) {
   test(`budget guard: ${name}`, async () => {
     const calls = [];
-    const s = await createSession({ budgetGuard: { checkBeforeTool: (req, ctx) => { calls.push(req); return checkBeforeTool(req, ctx); }, timeoutMs: 200 } });
+    const s = await createSession({ budgetGuard: { checkBeforeTool: (req, ctx) => { calls.push(req); return checkBeforeTool(req, ctx); }, timeoutMs: 2000 } });
     const r = await s.writeFile('a.txt', 'x');
     assert.equal(r.exitCode, exit, r.output);
     assert.equal(calls[0].toolName, 'write');

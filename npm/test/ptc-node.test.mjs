@@ -95,9 +95,10 @@ console.log(JSON.stringify(r));`;
   assert.ok(Number.isInteger(meta.program.engine_start_ms) && meta.program.engine_start_ms >= 0, r.metadataJson);
 });
 
-// The bound is generous (a loaded machine): what it checks is that the
-// script is stopped at its deadline, counted from its start (the engine's
-// start, engine_start_ms, does not count).
+// The bound is generous (a loaded machine; unstopped, the script spins for
+// ever): what it checks is that the script is stopped at its deadline,
+// counted from its start (the engine's start, engine_start_ms, does not
+// count).
 test('for(;;){} is stopped at timeoutMs and the session stays usable', async () => {
   const s = await createSession({ workspace: { kind: 'memory', files } });
   try {
@@ -109,7 +110,7 @@ test('for(;;){} is stopped at timeoutMs and the session stays usable', async () 
     assert.equal(JSON.parse(r.errorKindJson).type, 'timeout');
     const started = JSON.parse(r.metadataJson).program.engine_start_ms;
     assert.ok(Number.isInteger(started), r.metadataJson);
-    assert.ok(took - started < 300 + 2000, `took ${took} ms, ${started} ms of it the engine's start`);
+    assert.ok(took - started < 300 + 8000, `took ${took} ms, ${started} ms of it the engine's start`);
     const again = await s.program({ source: 'async function run(ctx) { return (await ctx.glob("**/*.rs")).length }' });
     assert.equal(again.exitCode, 0, again.output);
     assert.equal(JSON.parse(again.metadataJson).script_result, 3);
@@ -149,7 +150,7 @@ test('red-team pack: nothing escapes, the host stays healthy, the next program i
     for (const a of pack) {
       if (a.engines && !a.engines.includes('node')) continue;
       await t.test(a.name, async () => {
-        const r = await s.program({ source: a.source.join('\n') + '\n', inputs: { list: [1, 2] }, limits: { timeoutMs: 2000, ...(a.limits || {}) }, ...(a.allowedTools ? { allowedTools: a.allowedTools } : {}) });
+        const r = await s.program({ source: a.source.join('\n') + '\n', inputs: { list: [1, 2] }, limits: { timeoutMs: a.expect === 'contained' ? 30000 : 2000, ...(a.limits || {}) }, ...(a.allowedTools ? { allowedTools: a.allowedTools } : {}) });
         const meta = r.metadataJson ? JSON.parse(r.metadataJson) : {};
         assert.ok(!/escaped/.test(r.output) && !/escaped/.test(JSON.stringify(meta.script_result ?? null)), `ESCAPE: ${r.output}`);
         if (a.expect === 'contained') {
@@ -182,7 +183,8 @@ for (const how of ['abort', 'close']) {
     if (how === 'abort') ac.abort(); else await s.close();
     const t0 = performance.now();
     await assert.rejects(p, { code: how === 'abort' ? 'ABORTED' : 'SESSION_CLOSED' });
-    assert.ok(performance.now() - t0 < 1000, 'settles within the grace');
+    // The grace is 500 ms of Go time; the script would spin for 30 s.
+    assert.ok(performance.now() - t0 < 5000, 'settles within the grace');
     await new Promise((r) => setTimeout(r, 300));
     const c0 = process.cpuUsage();
     await new Promise((r) => setTimeout(r, 500));

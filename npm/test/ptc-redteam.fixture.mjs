@@ -6,7 +6,10 @@
 // intrinsics. engines, when present, limits an attempt to some of "native", "node",
 // "browser"; every attempt here holds on all three (QuickJS everywhere). The
 // realm_*, mem_*, ctx_concurrent_*, flood_*, result_* and args_* attempts are
-// issue 11's findings 1, 5 and 7 with their variants.
+// issue 11's findings 1, 5 and 7 with their variants. limits (timeoutMs...) apply as
+// given; without timeoutMs every runner gives a contained attempt 30 s (it must finish:
+// the bound only catches a hang, and heavy ones take over 2 s on a busy machine) and
+// the rest 2 s.
 export default [
  {
   "name": "net_fetch",

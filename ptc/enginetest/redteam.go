@@ -85,7 +85,13 @@ func RedTeam(t *testing.T, e ptc.Engine, kind, path string) {
 				t.Skipf("not meaningful on %s: %s", kind, a.Note)
 			}
 			h := NewHarness(t, e, map[string]string{"a.txt": "alpha\n"})
+			// A contained attempt must finish: its 30 s only catches a hang,
+			// and a busy machine (load 20, -race) can take over 2 s for the
+			// heavier ones. The rest stop at 2 s.
 			limits := map[string]any{"timeoutMs": 2000}
+			if a.Expect == "contained" {
+				limits["timeoutMs"] = 30000
+			}
 			for k, v := range a.Limits {
 				limits[k] = v
 			}

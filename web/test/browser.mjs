@@ -24,12 +24,17 @@ export function freshProfile() {
 }
 
 export async function launch(profile) {
-  return chromium.launchPersistentContext(profile, {
+  const ctx = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
     args: ARGS,
     viewport: { width: 1360, height: 860 },
   });
+  // Playwright's 30 s default for a click or a wait is short for a page
+  // that starts the wasm on a machine at load 25; each test keeps its own
+  // overall bound.
+  ctx.setDefaultTimeout(60_000);
+  return ctx;
 }
 
 export async function server(extra = []) {

@@ -145,9 +145,10 @@ export async function runPtcSuite(createSession, pack, engine, { runtime, kinds 
       const r = await program({ source: 'async function run() { for (;;) {} }', limits: { timeoutMs: 300 } });
       const took = performance.now() - t0;
       // timeoutMs counts from the script's start: the engine's start
-      // (engine_start_ms) is not part of it; the bound is generous (load).
+      // (engine_start_ms) is not part of it; the bound is generous (load;
+      // unstopped, the script spins for ever).
       const started = meta(r).program.engine_start_ms;
-      return (r.output === 'program script timed out after 300 ms' && Number.isInteger(started) && took - started < 300 + 2000) || `${r.output} after ${took} ms (engine start ${started} ms)`;
+      return (r.output === 'program script timed out after 300 ms' && Number.isInteger(started) && took - started < 300 + 8000) || `${r.output} after ${took} ms (engine start ${started} ms)`;
     });
     await check('exception_message_and_line', async () => {
       const r1 = await program({ source: "async function run(ctx) {\n  const x = 1;\n  throw new Error('boom');\n}\n" });
@@ -222,13 +223,13 @@ export async function runPtcSuite(createSession, pack, engine, { runtime, kinds 
       });
     }
     // QuickJS is compiled by now; the spare worker started after the last
-    // program gets a moment to boot: the pack's 1 s timeouts are for the
+    // program gets a moment to boot: the pack's timeouts are for the
     // attempts.
     await new Promise((ok) => setTimeout(ok, 1000));
     for (const a of pack) {
       if (a.engines && !a.engines.includes(engine)) continue;
       await check('redteam/' + a.name, async () => {
-        const r = await program({ source: a.source.join('\n') + '\n', inputs: { list: [1, 2] }, limits: { timeoutMs: 2000, ...(a.limits || {}) }, ...(a.allowedTools ? { allowedTools: a.allowedTools } : {}) });
+        const r = await program({ source: a.source.join('\n') + '\n', inputs: { list: [1, 2] }, limits: { timeoutMs: a.expect === 'contained' ? 30000 : 2000, ...(a.limits || {}) }, ...(a.allowedTools ? { allowedTools: a.allowedTools } : {}) });
         const res = meta(r).script_result;
         if (/escaped/.test(r.output) || /escaped/.test(JSON.stringify(res ?? null))) return 'ESCAPE: ' + r.output;
         if (a.expect === 'contained' && (r.exitCode !== 0 || res !== 'contained')) return `want contained: ${r.output}`;

@@ -35,7 +35,7 @@ test('the worker-backed api: hooks, abort, activeTools, events, unregister', { t
       // to its end) waits in its post-hook.
       s.registerHook('watch', 'post_tool_use', async (p) => {
         if (p.toolName !== 'ls') return { action: 'continue' };
-        for (let i = 0; i < 300 && !out.activeSeen; i++) {
+        for (let i = 0; i < 3000 && !out.activeSeen; i++) {
           const a = s.activeTools();
           if (a.some((t) => t.name === 'ls')) out.activeSeen = a.map((t) => t.name);
           else await sleep(10);
@@ -46,22 +46,29 @@ test('the worker-backed api: hooks, abort, activeTools, events, unregister', { t
       out.activeAfter = s.activeTools();
       out.unregister = [s.unregisterHook('watch'), s.unregisterHook('watch')];
 
-      // Aborting a call aborts the signal of the host call it is waiting on.
+      // Aborting a call aborts the signal of the host call it is waiting on
+      // (aborted once the call waits in the hook, however long the busy
+      // machine takes to get it there).
+      let hookEntered = false;
       let hookAborted = false;
-      s.registerHook('hang', 'pre_tool_use', (p, c) => (p.toolName !== 'glob' ? { action: 'continue' }
-        : new Promise((resolve) => c.signal.addEventListener('abort', () => { hookAborted = true; resolve({ action: 'continue' }); }))));
+      s.registerHook('hang', 'pre_tool_use', (p, c) => {
+        if (p.toolName !== 'glob') return { action: 'continue' };
+        hookEntered = true;
+        return new Promise((resolve) => c.signal.addEventListener('abort', () => { hookAborted = true; resolve({ action: 'continue' }); }));
+      });
       const ac = new AbortController();
       const pending = s.glob('**/*', { signal: ac.signal });
-      await sleep(100);
+      for (let i = 0; i < 3000 && !hookEntered; i++) await sleep(10);
+      out.hookEntered = hookEntered;
       ac.abort();
       try { await pending; out.abort = 'resolved'; } catch (e) { out.abort = e.code; }
-      for (let i = 0; i < 200 && !hookAborted; i++) await sleep(10);
+      for (let i = 0; i < 3000 && !hookAborted; i++) await sleep(10);
       out.hookAborted = hookAborted;
 
       // The event stream saw the write of b.txt end.
       const seen = [];
       for (let i = 0; i < 200; i++) {
-        const r = await Promise.race([events.next(), sleep(2000).then(() => ({ done: true }))]);
+        const r = await Promise.race([events.next(), sleep(10_000).then(() => ({ done: true }))]);
         if (r.done) break;
         seen.push(`${r.value.type}:${r.value.toolName ?? ''}`);
         if (seen.includes('tool_end:glob') || seen.length > 60) break;
@@ -80,6 +87,7 @@ test('the worker-backed api: hooks, abort, activeTools, events, unregister', { t
     assert.deepEqual(out.activeSeen, ['ls'], 'activeTools() on the page never showed the running ls');
     assert.deepEqual(out.activeAfter, []);
     assert.deepEqual(out.unregister, [true, false]);
+    assert.equal(out.hookEntered, true, 'the glob never reached its pre_tool_use hook');
     assert.equal(out.abort, 'ABORTED');
     assert.equal(out.hookAborted, true, 'the host call did not see the abort');
     assert.ok(out.events.includes('tool_end:write'), `events: ${out.events}`);

@@ -287,7 +287,7 @@ async function programChecks(base) {
   let n = 0;
   for (const a of pack) {
     if (a.engines) continue; // the pack says every attempt holds everywhere; none is marked today
-    const r = await run({ source: a.source.join('\n') + '\n', inputs: { list: [1, 2] }, limits: { timeoutMs: 2000, ...(a.limits || {}) }, ...(a.allowedTools ? { allowedTools: a.allowedTools } : {}) });
+    const r = await run({ source: a.source.join('\n') + '\n', inputs: { list: [1, 2] }, limits: { timeoutMs: a.expect === 'contained' ? 30000 : 2000, ...(a.limits || {}) }, ...(a.allowedTools ? { allowedTools: a.allowedTools } : {}) });
     const shown = JSON.stringify(r).slice(0, 400);
     assert.ok(!/escaped/.test(r.output) && !/escaped/.test(JSON.stringify(r.result ?? null)), `${a.name}: ESCAPE: ${shown}`);
     if (a.expect === 'contained') {
