@@ -91,7 +91,7 @@ func (p *oaParser) peek() byte {
 }
 
 func (p *oaParser) lit(s string) bool {
-	if strings.HasPrefix(string(p.b[p.i:]), s) {
+	if len(p.b)-p.i >= len(s) && string(p.b[p.i:p.i+len(s)]) == s { // compared in place, not copied
 		p.i += len(s)
 		return true
 	}
