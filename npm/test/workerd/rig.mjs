@@ -56,24 +56,35 @@ export function installApp(scratch, name = 'app') {
 }
 
 /**
- * startWranglerDev runs `wrangler dev` in project on a free port with its
- * state persisted to state, and waits (up to 90 s) until ready(base)
- * answers true. Answers {base, stop}; stop ends the process group and
- * waits for it.
+ * startWranglerDev runs `wrangler dev` in project on a free port (and a
+ * free inspector port) with its state persisted to state, and waits (up to
+ * 90 s) until ready(base) answers true. A wrangler dev that exits before it
+ * is ready is started again on new ports, up to three times: a port that
+ * freePort found free can be taken before wrangler binds it when two test
+ * runs share the machine ("The Workers runtime failed to start"). Answers
+ * {base, stop}; stop ends the process group and waits for it.
  * @param {{project: string, state: string, env: NodeJS.ProcessEnv, ready: (base: string) => Promise<boolean>, out?: boolean}} o
  */
 export async function startWranglerDev({ project, state, env, ready, out = false }) {
-  const port = await freePort();
-  const dev = spawn(bin('wrangler'), ['dev', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', state, '--show-interactive-dev-session=false'],
+  for (let attempt = 1; ; attempt++) {
+    const [port, inspector] = [await freePort(), await freePort()];
+    const dev = spawn(bin('wrangler'), ['dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspector),
+      '--persist-to', state, '--show-interactive-dev-session=false'],
     { cwd: project, env, stdio: ['ignore', out ? 'inherit' : 'ignore', 'inherit'], detached: true });
-  const exited = new Promise((r) => dev.on('exit', r));
-  const stop = async () => {
-    if (dev.exitCode === null && dev.signalCode === null) process.kill(-dev.pid, 'SIGTERM');
-    await exited;
-  };
-  const base = `http://127.0.0.1:${port}`;
-  await waitReady(dev, base, ready, stop, 'wrangler dev');
-  return { base, stop };
+    const exited = new Promise((r) => dev.on('exit', r));
+    const stop = async () => {
+      if (dev.exitCode === null && dev.signalCode === null) process.kill(-dev.pid, 'SIGTERM');
+      await exited;
+    };
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      await waitReady(dev, base, ready, stop, 'wrangler dev');
+      return { base, stop };
+    } catch (e) {
+      if (attempt >= 3 || dev.exitCode === null) throw e; // a deadline, or the last try
+      console.log(`wrangler dev exited before it was ready (${e.message}); starting it again on new ports`);
+    }
+  }
 }
 
 // waitReady polls ready(base) every 250 ms until it answers true; it gives
