@@ -318,7 +318,14 @@ func (s *Session) ExportFiles(ctx context.Context, o ExportOptions) (map[string]
 // (at least one file). Pages follow the walk order; a workspace changed
 // between pages is exported as it is when each page is read.
 func (s *Session) ExportPage(ctx context.Context, o ExportOptions, cursor string, maxBytes int) (*ExportPage, error) {
-	pg := &ExportPage{Files: []ExportedFile{}}
+	return s.ExportPageTo(ctx, o, cursor, maxBytes, nil)
+}
+
+// ExportPageTo is ExportPage with the page's Data appended to buf[:0]
+// (nil: a new buffer): a host that copies each page out before reading the
+// next one reuses one buffer, instead of touching fresh memory per page.
+func (s *Session) ExportPageTo(ctx context.Context, o ExportOptions, cursor string, maxBytes int, buf []byte) (*ExportPage, error) {
+	pg := &ExportPage{Files: []ExportedFile{}, Data: buf[:0]}
 	op := &contentOp{name: "exportFiles", schema: exportSchema, read: true,
 		paths: func(args json.RawMessage) []string {
 			var a ExportOptions
@@ -371,7 +378,7 @@ func (s *Session) exportPage(ctx context.Context, o ExportOptions, cursor string
 		}
 	}
 	cur := strings.Split(cursor, "/")
-	var data []byte
+	data := pg.Data
 	err = s.ws.Walk(ctx, under, func(p string, e workspace.Entry) error {
 		if cursor != "" && walkCompare(strings.Split(p, "/"), cur) <= 0 {
 			if e.Kind == workspace.KindDir && !isPrefix(strings.Split(p, "/"), cur) {
@@ -397,7 +404,7 @@ func (s *Session) exportPage(ctx context.Context, o ExportOptions, cursor string
 		if err != nil {
 			return err
 		}
-		if data == nil {
+		if cap(data) == 0 {
 			data = make([]byte, 0, min(maxBytes, 64<<20))
 		}
 		data = append(data, b...)

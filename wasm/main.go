@@ -42,8 +42,9 @@ func main() {
 	}
 
 	// createSession(optionsJSON, host?, hostKindsJSON?, services?, files?) -> Promise<handle>
-	// files: [{index: JSON {paths, sizes}, data: Uint8Array}], initial
-	// files moved as bytes (PROTOCOL.md §1).
+	// files: [{index: JSON {paths, sizes}, data: Uint8Array}], or a function
+	// answering the next such chunk (undefined at the end): initial files
+	// moved as bytes (PROTOCOL.md §1).
 	api.Set("createSession", jsbridge.Func(func(this js.Value, args []js.Value) any {
 		raw := str(args, 0)
 		var host hostapi.Host
@@ -60,9 +61,25 @@ func main() {
 				env.HostKinds = nil // malformed: not stated
 			}
 		}
-		if len(args) > 4 && args[4].Type() == js.TypeObject {
-			for i, n := 0, args[4].Length(); i < n; i++ {
-				c := args[4].Index(i)
+		if len(args) > 4 && (args[4].Type() == js.TypeObject || args[4].Type() == js.TypeFunction) {
+			// An array of chunks, or a function answering the next chunk
+			// (undefined at the end): each is copied before the next is
+			// asked for, so the caller may refill one buffer.
+			files := args[4]
+			next := func(i int) js.Value {
+				if files.Type() == js.TypeFunction {
+					return files.Invoke()
+				}
+				if i >= files.Length() {
+					return js.Undefined()
+				}
+				return files.Index(i)
+			}
+			for i := 0; ; i++ {
+				c := next(i)
+				if c.Type() != js.TypeObject {
+					break
+				}
 				var sc hostapi.SeedChunk
 				if err := json.Unmarshal([]byte(c.Get("index").String()), &sc.FileChunk); err != nil {
 					return jsbridge.Promise(func() (any, error) {
@@ -122,9 +139,11 @@ func main() {
 		})
 	}))
 
-	// callBytes(handle, method, argsJSON, bytes?, signal?) -> Promise<{json?,
-	// bytes?}>: call with bytes beside the JSON, both ways (the content
-	// methods: readBytes, writeBytes, importFiles, exportFiles, …).
+	// callBytes(handle, method, argsJSON, bytes?, signal?, into?) ->
+	// Promise<{json?, bytes?}>: call with bytes beside the JSON, both ways
+	// (the content methods: readBytes, writeBytes, importFiles, exportFiles,
+	// …). into: a Uint8Array the answer's bytes are copied to when they
+	// fit (bytes is then a view of it), so pages can share one buffer.
 	api.Set("callBytes", jsbridge.Func(func(this js.Value, args []js.Value) any {
 		id, method, raw := handle(args), str(args, 1), str(args, 2)
 		var in []byte
@@ -134,6 +153,10 @@ func main() {
 		signal := js.Undefined()
 		if len(args) > 4 {
 			signal = args[4]
+		}
+		into := js.Undefined()
+		if len(args) > 5 && args[5].InstanceOf(js.Global().Get("Uint8Array")) {
+			into = args[5]
 		}
 		ctx, stop, err := jsbridge.SignalContext(context.Background(), signal)
 		if err != nil {
@@ -150,8 +173,14 @@ func main() {
 			meta := v
 			if b, ok := v.(*hostapi.Bytes); ok {
 				meta = b.Meta
-				u := js.Global().Get("Uint8Array").New(len(b.Data))
+				var u js.Value
+				if !into.IsUndefined() && len(b.Data) <= into.Length() {
+					u = into.Call("subarray", 0, len(b.Data))
+				} else {
+					u = js.Global().Get("Uint8Array").New(len(b.Data))
+				}
 				js.CopyBytesToJS(u, b.Data)
+				b.Release()
 				out.Set("bytes", u)
 			}
 			if meta != nil {

@@ -3,6 +3,7 @@ package hostapi
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/a3s-lab/code-wasm/core"
 )
@@ -24,7 +25,23 @@ var contentMethods = []row{
 type Bytes struct {
 	Meta any
 	Data []byte
+	page *[]byte // Data's buffer, from pages (exportFiles)
 }
+
+// Release hands Data's buffer back for the next page once the host has
+// copied it out (exportFiles reuses one warm buffer instead of touching
+// fresh memory for every page); b.Data must not be used after. A host
+// that keeps Data never calls it.
+func (b *Bytes) Release() {
+	if b.page != nil && cap(b.Data) <= core.MaxPageBytes {
+		*b.page = b.Data[:0]
+		pages.Put(b.page)
+		b.page, b.Data = nil, nil
+	}
+}
+
+// pages are exportFiles' page buffers (*[]byte) between calls.
+var pages sync.Pool
 
 // CallBytes is Call with bytes beside the JSON arguments (in; nil for
 // none). A content method answers *Bytes; any other method its usual
@@ -127,8 +144,13 @@ func exportFiles(c *call, a *struct {
 	if a.MaxBytes <= 0 {
 		a.MaxBytes = core.MaxPageBytes
 	}
-	pg, err := c.e.s.ExportPage(c.ctx, core.ExportOptions{Under: a.Under, Include: a.Include}, a.Cursor, a.MaxBytes)
+	page, _ := pages.Get().(*[]byte)
+	if page == nil {
+		page = new([]byte)
+	}
+	pg, err := c.e.s.ExportPageTo(c.ctx, core.ExportOptions{Under: a.Under, Include: a.Include}, a.Cursor, a.MaxBytes, *page)
 	if err := typedErr(c, err); err != nil {
+		pages.Put(page)
 		return nil, err
 	}
 	meta := struct {
@@ -140,7 +162,7 @@ func exportFiles(c *call, a *struct {
 	for i, f := range pg.Files {
 		meta.Paths[i], meta.Sizes[i], meta.Text[i] = f.Path, f.Size, f.Text
 	}
-	return &Bytes{Meta: meta, Data: pg.Data}, nil
+	return &Bytes{Meta: meta, Data: pg.Data, page: page}, nil
 }
 
 // SeedChunk is a FileChunk with its data: initial files of createSession

@@ -89,6 +89,13 @@ export function startWorkerApi() {
     version: undefined,
     worker,
     async createSession(optionsJSON, host, hostKindsJSON, _services, files) {
+      // files as a function (Go pulls chunks that share one buffer): each
+      // chunk is copied to cross to the worker as an array.
+      if (typeof files === 'function') {
+        const all = [];
+        for (let c = files(); c !== undefined; c = files()) all.push({ index: c.index, data: c.data.slice() });
+        files = all;
+      }
       const id = nextId + 1; // the id request() is about to use
       if (host) hosts.set(id, host);
       try {

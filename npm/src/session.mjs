@@ -9,7 +9,7 @@ import { CodeWasmError, asError, badCall, abortError, closedError, invalid } fro
 import { MAX_CALL_BYTES, isPlainObject, splitBudget, splitHook, splitOptions, str, toData, tooBig } from './options.mjs';
 import { makeHost } from './host.mjs';
 import { runStream, sendArgs, toolsFor } from './agent.mjs';
-import { checkFiles, packFiles, unpackPage, decodeText } from './content.mjs';
+import { CHUNK_BYTES, checkFiles, packFiles, unpackPage, decodeText } from './content.mjs';
 
 export { CodeWasmError };
 
@@ -32,12 +32,16 @@ export function makeCreateSession(getApi, { hostKinds = {}, services = undefined
   const kinds = JSON.stringify(Object.keys(hostKinds));
   return async function createSession(options = {}) {
     // options.workspace.files cross as bytes in chunks (content.mjs), not
-    // as JSON strings.
+    // as JSON strings: Go pulls them one by one through chunks(), copying
+    // each before it asks for the next, so they all share one buffer.
     let chunks;
     const files = isPlainObject(options) && isPlainObject(options.workspace) ? options.workspace.files : undefined;
     if (isPlainObject(files)) {
-      const entries = checkFiles(files, 'createSession: options.workspace.files', invalid);
-      chunks = [...packFiles(entries, false)].map((c) => ({ index: JSON.stringify({ paths: c.paths, sizes: c.sizes }), data: c.data }));
+      const it = packFiles(checkFiles(files, 'createSession: options.workspace.files', invalid), true);
+      chunks = () => {
+        const c = it.next();
+        return c.done ? undefined : { index: JSON.stringify({ paths: c.value.paths, sizes: c.value.sizes }), data: c.value.data };
+      };
       options = { ...options, workspace: { ...options.workspace, files: undefined } };
     }
     const { wire, fns } = splitOptions(options);
@@ -132,15 +136,16 @@ export class Session {
   }
 
   // #callBytes is #call through api.callBytes: bytes (or null) cross
-  // beside the JSON, and the answer is {json?, bytes?}.
-  async #callBytes(method, args, bytes, opts, keys = CALL_KEYS) {
+  // beside the JSON, and the answer is {json?, bytes?}; the answer's bytes
+  // may be a view of into (a buffer the caller reuses), if given.
+  async #callBytes(method, args, bytes, opts, keys = CALL_KEYS, into = undefined) {
     checkOpts(opts, method, keys);
     const signal = checkSignal(opts, method);
     if (this.#closed) throw closedError(method);
     if (signal?.aborted) throw abortError(method);
     const json = JSON.stringify(args ?? {});
     if (json.length > MAX_CALL_BYTES) throw badCall(`${method}: ${tooBig("the call's JSON", json.length)}`);
-    const p = this.#api.callBytes(this.#id, method, json, bytes, signal);
+    const p = this.#api.callBytes(this.#id, method, json, bytes, signal, into);
     let onAbort;
     const aborted = signal && new Promise((_, reject) => {
       onAbort = () => reject(abortError(method));
@@ -171,7 +176,8 @@ export class Session {
     return (await this.#callBytes('writeBytes', { path: p }, bytes, opts)).meta;
   }
   // exportFiles({under?, include?, signal?}): every file's exact content,
-  // read in pages of about 8 MiB.
+  // read in pages of about 8 MiB, each copied into one reused page (text
+  // is decoded from it, binary copied out of it).
   async exportFiles(options) {
     checkOpts(options, 'exportFiles', ['under', 'include', 'signal']);
     const args = {};
@@ -180,8 +186,9 @@ export class Session {
     const opts = options?.signal === undefined ? undefined : { signal: options.signal };
     /** @type {Record<string, string | Uint8Array>} */
     const out = {};
+    const page = new Uint8Array(CHUNK_BYTES);
     for (;;) {
-      const { meta, bytes } = await this.#callBytes('exportFiles', args, null, opts);
+      const { meta, bytes } = await this.#callBytes('exportFiles', args, null, opts, CALL_KEYS, page);
       unpackPage(meta, bytes, out);
       if (!meta.next) return out;
       args.cursor = meta.next;
