@@ -153,6 +153,22 @@ func TestExportPagesAndFilters(t *testing.T) {
 	if got := strings.Join(order, " "); got != "a/b/y.go a/x.go a-b/z.go a.txt b.bin" {
 		t.Fatalf("pages gave %s", got)
 	}
+	// ExportPageTo appends to the buffer it is given (kept when the page
+	// fits, grown when a file does not) and gives the same bytes.
+	buf := make([]byte, 3, 4)
+	for _, c := range []struct {
+		max   int
+		want  string
+		inBuf bool
+	}{{1, "yy", true}, {100, "yyxzaa\x00\x01\x02", false}} {
+		pg, err := s.ExportPageTo(ctx, core.ExportOptions{}, "", c.max, buf)
+		if err != nil || string(pg.Data) != c.want {
+			t.Fatalf("ExportPageTo(max %d): %q, %v; want %q", c.max, pg.Data, err, c.want)
+		}
+		if inBuf := &pg.Data[:1][0] == &buf[:1][0]; inBuf != c.inBuf {
+			t.Errorf("ExportPageTo(max %d): in the given buffer = %v", c.max, inBuf)
+		}
+	}
 	// A cursor that no page gave is refused, naming it.
 	for _, c := range []struct{ under, cursor string }{{"", "../etc/passwd"}, {"", "/a.txt"}, {"", "a//x.go"}, {"a", "b.bin"}, {"", "a/./x.go"}} {
 		_, err := s.ExportPage(ctx, core.ExportOptions{Under: c.under}, c.cursor, 1)

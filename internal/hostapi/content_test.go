@@ -59,6 +59,12 @@ func TestContentMethods(t *testing.T) {
 		for i, p := range m.Paths {
 			got = append(got, p+":"+string(b.Data[:m.Sizes[i]]))
 		}
+		// As the wasm host does once it has copied the page out: the next
+		// page is read into the same buffer.
+		b.Release()
+		if b.Data != nil {
+			t.Fatalf("Release left Data: %q", b.Data)
+		}
 		if cursor = m.Next; cursor == "" {
 			break
 		}

@@ -115,3 +115,23 @@ test('content calls go through the kernel: hooks see their paths, events show th
   }
   assert.deepEqual(names, ['writeBytes', 'importFiles', 'readText', 'importFiles']);
 });
+
+// Over 8 MiB the files cross in several chunks that share one buffer, and
+// export pages share one page: every file must still come back exact,
+// including ones larger than a chunk (they cross alone).
+test('several chunks and pages through one reused buffer stay byte for byte', async (t) => {
+  let x = 12345;
+  const rand = (n) => Uint8Array.from({ length: n }, () => ((x = (x * 1103515245 + 12345) >>> 0) >>> 16) & 0xff);
+  const text = (i, n) => `file ${i} ${'abcdefghijklmnopqrstuvwxyz\u00e9\u4e16\n'.repeat(Math.ceil(n / 30))}`.slice(0, n);
+  const files = {};
+  for (let i = 0; i < 48; i++) files[`d${i % 5}/f${i}.${i % 3 ? 'txt' : 'bin'}`] = i % 3 ? text(i, 600_000 + i) : rand(500_000 + i);
+  files['big/alone.bin'] = rand(9 << 20);
+  files['big/alone.txt'] = text(99, 9 << 20);
+  const s = await createSession({ workspace: { kind: 'memory', files } });
+  t.after(() => s.close());
+  sameFiles(await s.exportFiles(), files, 'createSession files then exportFiles');
+  const s2 = await createSession();
+  t.after(() => s2.close());
+  await s2.importFiles(files);
+  sameFiles(await s2.exportFiles(), files, 'importFiles then exportFiles');
+});
