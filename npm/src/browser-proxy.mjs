@@ -20,11 +20,13 @@ export function startWorkerApi() {
   const sessions = new Map(); // handle -> {state, nsub, hooks:Set}
 
   let dead = null; // set once the worker has failed for good
-  const request = (msg) => new Promise((resolve, reject) => {
+  // transfer: buffers of the proxy's own copies, moved to the worker
+  // rather than cloned.
+  const request = (msg, transfer = []) => new Promise((resolve, reject) => {
     if (dead) { reject(dead); return; }
     const id = ++nextId;
     pending.set(id, { resolve, reject });
-    worker.postMessage({ ...msg, id });
+    worker.postMessage({ ...msg, id }, transfer);
     return id;
   });
   const codedError = (e) => Object.assign(new Error(e.message), { code: e.code ?? 'INTERNAL', ...(e.detail !== undefined ? { detail: e.detail } : {}) });
@@ -90,16 +92,20 @@ export function startWorkerApi() {
     worker,
     async createSession(optionsJSON, host, hostKindsJSON, _services, files) {
       // files as a function (Go pulls chunks that share one buffer): each
-      // chunk is copied to cross to the worker as an array.
+      // chunk is copied, and the copies move to the worker as an array.
+      const transfer = [];
       if (typeof files === 'function') {
         const all = [];
-        for (let c = files(); c !== undefined; c = files()) all.push({ index: c.index, data: c.data.slice() });
+        for (let c = files(); c !== undefined; c = files()) {
+          all.push({ index: c.index, data: c.data.slice() });
+          transfer.push(all.at(-1).data.buffer);
+        }
         files = all;
       }
       const id = nextId + 1; // the id request() is about to use
       if (host) hosts.set(id, host);
       try {
-        const { handle, state } = await request({ op: 'createSession', options: optionsJSON, hasHost: !!host, hostKinds: hostKindsJSON, files });
+        const { handle, state } = await request({ op: 'createSession', options: optionsJSON, hasHost: !!host, hostKinds: hostKindsJSON, files }, transfer);
         sessions.set(handle, { state: { ...state }, nsub: 0, hooks: new Set() });
         return handle;
       } catch (e) {
@@ -121,9 +127,14 @@ export function startWorkerApi() {
     callBytes(handle, method, argsJSON, bytes, signal) {
       if (signal?.aborted) return Promise.reject(codedError({ message: 'aborted by signal', code: 'ABORTED' }));
       const id = nextId + 1;
-      // A view of part of a larger buffer would clone the whole buffer.
-      if (bytes && bytes.byteLength !== bytes.buffer.byteLength) bytes = bytes.slice();
-      const p = request({ op: 'callBytes', handle, method, args: argsJSON, bytes, hasSignal: !!signal });
+      // A view of part of a larger buffer would clone the whole buffer: it
+      // is copied, and the copy moved (the caller's own buffer is cloned).
+      const transfer = [];
+      if (bytes && bytes.byteLength !== bytes.buffer.byteLength) {
+        bytes = bytes.slice();
+        transfer.push(bytes.buffer);
+      }
+      const p = request({ op: 'callBytes', handle, method, args: argsJSON, bytes, hasSignal: !!signal }, transfer);
       if (signal) signal.addEventListener('abort', () => worker.postMessage({ op: 'abort', id }), { once: true });
       return p;
     },
