@@ -92,6 +92,13 @@ const row = (what, ms, base = floor, mb = MB) => rows.push([what, `${ms.toFixed(
 row('floor: encode/copy into one buffer', floor);
 row('floor: copy into fresh wasm memory', fresh, fresh);
 
+// The first session with these files lands them in wasm memory never
+// touched before (its floor is the fresh-memory one); later ones may reuse
+// pages a closed session left. The module's load and start are not timed.
+await (await createSession()).close();
+const t0 = performance.now();
+await (await createSession({ workspace: { kind: 'memory', files } })).close();
+row('createSession({files}), first (cold memory)', performance.now() - t0, fresh);
 row('createSession({workspace: {files}})', await best(async () => {
   const s = await createSession({ workspace: { kind: 'memory', files } });
   await s.close();
