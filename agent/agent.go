@@ -2,10 +2,10 @@ package agent
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/a3s-lab/code-wasm/internal/digest"
 	"slices"
 	"strings"
 	"sync"
@@ -411,7 +411,7 @@ func signature(name string, args json.RawMessage) string {
 	var v any
 	_ = json.Unmarshal(args, &v)
 	b, _ := json.Marshal(v)
-	return fmt.Sprintf("%s:%x", name, sha256.Sum256(b))
+	return fmt.Sprintf("%s:%x", name, digest.Sum256(b))
 }
 
 // execute runs the turn's planned calls and fills their results: all at

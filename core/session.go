@@ -127,21 +127,8 @@ func New(opts Options) (*Session, error) {
 			return nil, err
 		}
 	}
-	if opts.WebFetch != nil {
-		if err := reg.RegisterBuiltin(opts.WebFetch); err != nil {
-			return nil, err
-		}
-	}
-	if opts.WebSearch != nil {
-		if err := reg.RegisterBuiltin(opts.WebSearch); err != nil {
-			return nil, err
-		}
-	}
-	// The LLM tools exist only with a model (API.md).
-	if opts.LLM != nil {
-		if err := reg.RegisterBuiltin(tools.NewGenerateObject(opts.LLM)); err != nil {
-			return nil, err
-		}
+	if err := registerLater(reg, opts); err != nil {
+		return nil, err
 	}
 	for _, t := range opts.Tools {
 		if err := reg.RegisterDynamic(t); err != nil {
@@ -153,15 +140,9 @@ func New(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{ws: ws, reg: reg, k: k, bus: bus, agents: newAgents(opts, k, bus), mcp: mcp.NewServers(reg)}
-	if err := s.startDelegation(opts); err != nil {
-		k.Close()
+	s := &Session{ws: ws, reg: reg, k: k, bus: bus}
+	if err := s.startLater(opts); err != nil {
 		return nil, err
-	}
-	for _, c := range opts.McpServers {
-		if _, err := s.mcp.Add(context.Background(), c); err != nil && !mcp.IsConnectError(err) {
-			return nil, fmt.Errorf("mcpServers: %w", err)
-		}
 	}
 	return s, nil
 }
@@ -365,10 +346,7 @@ func (s *Session) Grep(ctx context.Context, pattern string) (string, error) {
 // event stream. Later calls fail with ErrClosed.
 func (s *Session) Close() {
 	s.closeOnce.Do(func() {
-		if s.delegation != nil {
-			s.delegation.Close()
-		}
-		s.agents.close()
+		s.closeLater()
 		s.k.Close()
 		s.bus.Close()
 		if s.opened != nil {

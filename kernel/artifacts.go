@@ -1,8 +1,8 @@
 package kernel
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
+	"github.com/a3s-lab/code-wasm/internal/digest"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -36,7 +36,7 @@ func newArtifactStore(l ArtifactLimits) *artifactStore {
 // put stores content and returns its artifact; stored is false when the
 // content alone is larger than the whole store.
 func (s *artifactStore) put(tool, content string, shown int) (a Artifact, stored bool) {
-	sum := sha256.Sum256([]byte(content))
+	sum := digest.Sum256([]byte(content))
 	id := hex.EncodeToString(sum[:])
 	a = Artifact{ID: id, URI: ArtifactURIPrefix + tool + "/" + id, ToolName: tool, Content: content,
 		OriginalBytes: len(content), ShownBytes: shown}

@@ -2,11 +2,11 @@ package kernel
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/a3s-lab/code-wasm/internal/digest"
 	"sort"
 	"strings"
 	"sync"
@@ -87,7 +87,7 @@ func (c *schemaCache) get(schema []byte, builtin bool) (*jsonschema.Schema, erro
 		} else {
 			comp.UseLoader(noLoader{})
 		}
-		sum := sha256.Sum256(schema) // names the resource, once per schema
+		sum := digest.Sum256(schema) // names the resource, once per schema
 		url := "mem://tool-schema/" + hex.EncodeToString(sum[:]) + ".json"
 		if err := comp.AddResource(url, doc); err != nil {
 			e.err = err

@@ -2,11 +2,11 @@ package tools
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/a3s-lab/code-wasm/internal/digest"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -222,7 +222,7 @@ func changeMeta(meta map[string]any, path string, before, after []byte, hasBefor
 		return
 	}
 	side := func(b []byte) map[string]any {
-		sum := sha256.Sum256(b)
+		sum := digest.Sum256(b)
 		return map[string]any{"bytes": len(b), "sha256": hex.EncodeToString(sum[:])}
 	}
 	ch := map[string]any{"compacted": true, "before": side(before), "after": side(after), "diff_omitted": true}

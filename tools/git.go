@@ -2,10 +2,10 @@ package tools
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/a3s-lab/code-wasm/internal/digest"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -496,7 +496,7 @@ func (g *Git) diff(ctx context.Context, a gitArgs) (*kernel.Result, error) {
 		applied = min(max(requested, gitDiffMin), gitDiffMax)
 		clamped = applied != requested
 	}
-	off, digest := 0, ""
+	off, seen := 0, ""
 	if a.ByteOffset != nil {
 		off = *a.ByteOffset
 	}
@@ -506,15 +506,15 @@ func (g *Git) diff(ctx context.Context, a gitArgs) (*kernel.Result, error) {
 		if !ok || err != nil || o < 0 || len(d) != 16 {
 			return nil, kernel.InvalidArgument("git diff: cursor is invalid or expired: %q (copy next_cursor exactly)", a.Cursor)
 		}
-		off, digest = o, d
+		off, seen = o, d
 	}
 	out, err := g.run(ctx, args...)
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256([]byte(out))
+	sum := digest.Sum256([]byte(out))
 	dg := hex.EncodeToString(sum[:8])
-	if digest != "" && digest != dg {
+	if seen != "" && seen != dg {
 		return nil, kernel.InvalidArgument("git diff: cursor is invalid or expired: the diff changed since that page was read (start again without a cursor)")
 	}
 	if off > len(out) || (off < len(out) && !utf8.RuneStart(out[off])) {

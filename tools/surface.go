@@ -25,13 +25,7 @@ func Builtins(ws *workspace.Workspace) []kernel.Tool {
 	if c.Search {
 		out = append(out, &Grep{ws: ws}, &Glob{ws: ws})
 	}
-	if ex, ok := ws.Executor(); ok {
-		out = append(out, &Bash{ex: ex})
-		if c.Git {
-			out = append(out, &Git{ws: ws, ex: ex})
-		}
-	}
-	return out
+	return append(out, execTools(ws)...)
 }
 
 // The built-in tools' schemas are fixed at build time (kernel.BuiltinSchema;

@@ -2,9 +2,9 @@ package workspace
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/a3s-lab/code-wasm/internal/digest"
 	"io/fs"
 	"time"
 
@@ -49,7 +49,7 @@ type Version string
 // VersionOf is the content hash every built-in driver uses, so tokens from
 // different drivers over the same bytes agree.
 func VersionOf(data []byte) Version {
-	sum := sha256.Sum256(data)
+	sum := digest.Sum256(data)
 	return Version("sha256:" + hex.EncodeToString(sum[:16]))
 }
 

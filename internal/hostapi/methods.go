@@ -13,9 +13,8 @@ import (
 // live with their domain (sessions.go, tools.go, governance.go,
 // events.go); dispatch (hostapi.go) finds them by name. Adding a method
 // is adding a row and its function.
-var methods = table(sessionMethods, toolMethods, governanceMethods, eventMethods,
-	llmMethods, execMethods, contentMethods, mcpMethods, hostToolMethods,
-	delegationMethods, skillMethods)
+var methods = table(append([][]row{sessionMethods, toolMethods, governanceMethods, eventMethods,
+	contentMethods}, laterMethods...)...)
 
 // row is one method of the table.
 type row struct {

@@ -73,7 +73,12 @@ func TestProtocolTranscripts(t *testing.T) {
 		t.Fatal("no transcripts in testdata/protocol")
 	}
 	for _, p := range paths {
-		t.Run(strings.TrimSuffix(filepath.Base(p), ".txtar"), func(t *testing.T) { runTranscript(t, p) })
+		t.Run(strings.TrimSuffix(filepath.Base(p), ".txtar"), func(t *testing.T) {
+			if laterTranscripts[t.Name()[len("TestProtocolTranscripts/"):]] {
+				t.Skip("a codewasm_core build has not the methods or tools this transcript shows")
+			}
+			runTranscript(t, p)
+		})
 	}
 }
 

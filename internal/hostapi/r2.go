@@ -1,3 +1,5 @@
+//go:build !codewasm_core
+
 package hostapi
 
 import (

@@ -11,7 +11,6 @@ import (
 
 	"github.com/a3s-lab/code-wasm/core"
 	"github.com/a3s-lab/code-wasm/ptc"
-	"github.com/a3s-lab/code-wasm/tools"
 	"github.com/a3s-lab/code-wasm/workspace"
 	"github.com/a3s-lab/code-wasm/workspace/memfs"
 )
@@ -49,28 +48,10 @@ func (t *Sessions) Create(ctx context.Context, raw []byte, host Host, env Env) (
 	// The program tool runs on the host's JS engine through the PTC kinds of
 	// the dispatcher (PROTOCOL.md "PTC"); no host, no engine.
 	opts := core.Options{Workspace: ws, Governance: gov.kernel(), ProgramEngine: ptc.NewHostEngine(host)}
-	opts.McpServers = o.McpServers
 	// A host without a script engine (Cloudflare Workers) lists no program
 	// tool rather than one that always fails: the surface is what works.
 	opts.NoProgram = !env.hasScriptEngine()
-	// web_fetch: every host of the package has fetch.
-	var allow []string
-	if o.WebFetch != nil {
-		allow = o.WebFetch.AllowOrigins
-	}
-	if opts.WebFetch, err = tools.NewWebFetch(allow); err != nil {
-		closeDriver(ws)
-		return 0, errf(CodeInvalidOptions, "createSession: options.%v", err)
-	}
-	if opts.WebSearch, err = o.webSearchTool(host); err != nil {
-		closeDriver(ws)
-		return 0, errf(CodeInvalidOptions, "createSession: options.%v", err)
-	}
-	if err := o.agentOptions(host, &opts); err != nil {
-		closeDriver(ws)
-		return 0, errf(CodeInvalidOptions, "createSession: options.%v", err)
-	}
-	if err := o.delegationOptions(&opts); err != nil {
+	if err := o.laterOptions(host, &opts); err != nil {
 		closeDriver(ws)
 		return 0, errf(CodeInvalidOptions, "createSession: options.%v", err)
 	}

@@ -3,8 +3,10 @@ package jsonschema
 import (
 	"encoding/json"
 	"fmt"
-	"math/big"
+	"math"
 	"strconv"
+
+	"github.com/santhosh-tekuri/jsonschema/v6/decimal"
 )
 
 type objCompiler struct {
@@ -482,14 +484,14 @@ func (c *objCompiler) string(pname string) string {
 	return ""
 }
 
-func (c *objCompiler) numVal(pname string) *big.Rat {
+func (c *objCompiler) numVal(pname string) *decimal.Dec {
 	v, ok := c.obj[pname]
 	if !ok {
 		return nil
 	}
 	switch v.(type) {
 	case json.Number, float32, float64, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
-		if n, ok := new(big.Rat).SetString(fmt.Sprint(v)); ok {
+		if n, ok := decimal.Parse(fmt.Sprint(v)); ok {
 			return n
 		}
 	}
@@ -498,8 +500,14 @@ func (c *objCompiler) numVal(pname string) *big.Rat {
 
 func (c *objCompiler) intVal(pname string) *int {
 	if n := c.numVal(pname); n != nil && n.IsInt() {
-		n := int(n.Num().Int64())
-		return &n
+		i, ok := n.Int()
+		if !ok { // beyond int: saturate
+			i = math.MaxInt
+			if n.Sign() < 0 {
+				i = math.MinInt
+			}
+		}
+		return &i
 	}
 	return nil
 }

@@ -20,7 +20,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"math/big"
+
+	"github.com/santhosh-tekuri/jsonschema/v6/decimal"
 )
 
 // Schema is the representation of a compiled
@@ -92,11 +93,11 @@ type Schema struct {
 	ContentSchema    *Schema
 
 	// number --
-	Maximum          *big.Rat
-	Minimum          *big.Rat
-	ExclusiveMaximum *big.Rat
-	ExclusiveMinimum *big.Rat
-	MultipleOf       *big.Rat
+	Maximum          *decimal.Dec
+	Minimum          *decimal.Dec
+	ExclusiveMaximum *decimal.Dec
+	ExclusiveMinimum *decimal.Dec
+	MultipleOf       *decimal.Dec
 
 	Extensions []SchemaExt
 

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
-	"math/big"
 	gourl "net/url"
 	"path/filepath"
 	"runtime"
@@ -14,6 +13,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"github.com/santhosh-tekuri/jsonschema/v6/message"
+
+	"github.com/santhosh-tekuri/jsonschema/v6/decimal"
 )
 
 // --
@@ -270,8 +271,8 @@ func strVal(obj map[string]any, prop string) (string, bool) {
 }
 
 func isInteger(num any) bool {
-	rat, ok := new(big.Rat).SetString(fmt.Sprint(num))
-	return ok && rat.IsInt()
+	d, ok := decimal.Parse(fmt.Sprint(num))
+	return ok && d.IsInt()
 }
 
 // quote returns single-quoted string.
@@ -323,8 +324,8 @@ func equals(v1, v2 any) (bool, ErrorKind) {
 		if typeOf(v2) != numberType {
 			return false, nil
 		}
-		num1, ok1 := new(big.Rat).SetString(fmt.Sprint(v1))
-		num2, ok2 := new(big.Rat).SetString(fmt.Sprint(v2))
+		num1, ok1 := decimal.Parse(fmt.Sprint(v1))
+		num2, ok2 := decimal.Parse(fmt.Sprint(v2))
 		return ok1 && ok2 && num1.Cmp(num2) == 0, nil
 	default:
 		return false, &kind.InvalidJsonValue{Value: v1}
@@ -395,9 +396,8 @@ func writeHash(v any, h *maphash.Hash) ErrorKind {
 		_, _ = h.WriteString(v)
 	case json.Number, float32, float64, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
 		_ = h.WriteByte(5)
-		num, _ := new(big.Rat).SetString(fmt.Sprint(v))
-		_, _ = h.Write(num.Num().Bytes())
-		_, _ = h.Write(num.Denom().Bytes())
+		num, _ := decimal.Parse(fmt.Sprint(v))
+		_, _ = h.WriteString(num.String())
 	default:
 		return &kind.InvalidJsonValue{Value: v}
 	}

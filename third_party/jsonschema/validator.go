@@ -3,13 +3,14 @@ package jsonschema
 import (
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"slices"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"github.com/santhosh-tekuri/jsonschema/v6/message"
+
+	"github.com/santhosh-tekuri/jsonschema/v6/decimal"
 )
 
 func (sch *Schema) Validate(v any) error {
@@ -515,10 +516,10 @@ func (vd *validator) strValidate(str string) {
 func (vd *validator) numValidate(v any) {
 	s := vd.sch
 
-	var numVal *big.Rat
-	num := func() *big.Rat {
+	var numVal *decimal.Dec
+	num := func() *decimal.Dec {
 		if numVal == nil {
-			numVal, _ = new(big.Rat).SetString(fmt.Sprintf("%v", v))
+			numVal, _ = decimal.Parse(fmt.Sprintf("%v", v))
 		}
 		return numVal
 	}
@@ -545,7 +546,7 @@ func (vd *validator) numValidate(v any) {
 
 	// multipleOf
 	if s.MultipleOf != nil {
-		if q := new(big.Rat).Quo(num(), s.MultipleOf); !q.IsInt() {
+		if !num().MultipleOf(s.MultipleOf) {
 			vd.addError(&kind.MultipleOf{Got: num(), Want: s.MultipleOf})
 		}
 	}

@@ -2,10 +2,11 @@ package kind
 
 import (
 	"fmt"
-	"math/big"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6/message"
+
+	"github.com/santhosh-tekuri/jsonschema/v6/decimal"
 )
 
 // --
@@ -529,8 +530,8 @@ func (*ContentSchema) LocalizedString(p *message.Printer) string {
 // --
 
 type Minimum struct {
-	Got  *big.Rat
-	Want *big.Rat
+	Got  *decimal.Dec
+	Want *decimal.Dec
 }
 
 func (*Minimum) KeywordPath() []string {
@@ -538,16 +539,15 @@ func (*Minimum) KeywordPath() []string {
 }
 
 func (k *Minimum) LocalizedString(p *message.Printer) string {
-	got, _ := k.Got.Float64()
-	want, _ := k.Want.Float64()
+	got, want := k.Got.Float64(), k.Want.Float64()
 	return p.Sprintf("minimum: got %v, want %v", got, want)
 }
 
 // --
 
 type Maximum struct {
-	Got  *big.Rat
-	Want *big.Rat
+	Got  *decimal.Dec
+	Want *decimal.Dec
 }
 
 func (*Maximum) KeywordPath() []string {
@@ -555,16 +555,15 @@ func (*Maximum) KeywordPath() []string {
 }
 
 func (k *Maximum) LocalizedString(p *message.Printer) string {
-	got, _ := k.Got.Float64()
-	want, _ := k.Want.Float64()
+	got, want := k.Got.Float64(), k.Want.Float64()
 	return p.Sprintf("maximum: got %v, want %v", got, want)
 }
 
 // --
 
 type ExclusiveMinimum struct {
-	Got  *big.Rat
-	Want *big.Rat
+	Got  *decimal.Dec
+	Want *decimal.Dec
 }
 
 func (*ExclusiveMinimum) KeywordPath() []string {
@@ -572,16 +571,15 @@ func (*ExclusiveMinimum) KeywordPath() []string {
 }
 
 func (k *ExclusiveMinimum) LocalizedString(p *message.Printer) string {
-	got, _ := k.Got.Float64()
-	want, _ := k.Want.Float64()
+	got, want := k.Got.Float64(), k.Want.Float64()
 	return p.Sprintf("exclusiveMinimum: got %v, want %v", got, want)
 }
 
 // --
 
 type ExclusiveMaximum struct {
-	Got  *big.Rat
-	Want *big.Rat
+	Got  *decimal.Dec
+	Want *decimal.Dec
 }
 
 func (*ExclusiveMaximum) KeywordPath() []string {
@@ -589,16 +587,15 @@ func (*ExclusiveMaximum) KeywordPath() []string {
 }
 
 func (k *ExclusiveMaximum) LocalizedString(p *message.Printer) string {
-	got, _ := k.Got.Float64()
-	want, _ := k.Want.Float64()
+	got, want := k.Got.Float64(), k.Want.Float64()
 	return p.Sprintf("exclusiveMaximum: got %v, want %v", got, want)
 }
 
 // --
 
 type MultipleOf struct {
-	Got  *big.Rat
-	Want *big.Rat
+	Got  *decimal.Dec
+	Want *decimal.Dec
 }
 
 func (*MultipleOf) KeywordPath() []string {
@@ -606,8 +603,7 @@ func (*MultipleOf) KeywordPath() []string {
 }
 
 func (k *MultipleOf) LocalizedString(p *message.Printer) string {
-	got, _ := k.Got.Float64()
-	want, _ := k.Want.Float64()
+	got, want := k.Got.Float64(), k.Want.Float64()
 	return p.Sprintf("multipleOf: got %v, want %v", got, want)
 }
 
