@@ -1,10 +1,9 @@
 package digest
 
-import (
-	"encoding/binary"
-	"math/bits"
-)
+import "encoding/binary"
 
+// The first 32 bits of the fractional parts of the cube roots of the first
+// 64 primes (FIPS 180-4 §4.2.2).
 var k = [64]uint32{
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
 	0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -16,57 +15,68 @@ var k = [64]uint32{
 	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 }
 
-// Sum256 returns the SHA-256 checksum of data, as crypto/sha256.Sum256.
-func Sum256(data []byte) [32]byte {
-	h := [8]uint32{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19}
-	n := len(data) &^ 63
-	block(&h, data[:n])
-	// The tail, 0x80, zeros and the length in bits: one block or two.
-	var tail [128]byte
-	r := copy(tail[:], data[n:])
-	tail[r] = 0x80
-	t := 64
-	if r >= 56 {
-		t = 128
+// The initial hash value (FIPS 180-4 §5.3.3).
+var initial = [8]uint32{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19}
+
+// sum256 returns the SHA-256 checksum of data, as crypto/sha256.Sum256.
+func sum256(data []byte) [32]byte {
+	st := initial
+	whole := len(data) - len(data)%64
+	for off := 0; off < whole; off += 64 {
+		compress(&st, data[off:off+64])
 	}
-	binary.BigEndian.PutUint64(tail[t-8:t], uint64(len(data))<<3)
-	block(&h, tail[:t])
-	var out [32]byte
-	for i, v := range h {
-		binary.BigEndian.PutUint32(out[4*i:], v)
+	// Padding (§5.1.1): the rest of the message, one 1 bit, zeros, and the
+	// message length in bits as the last 64 bits of one block or of two.
+	var last [128]byte
+	rest := copy(last[:], data[whole:])
+	last[rest] = 0x80
+	size := 64
+	if rest+1+8 > 64 {
+		size = 128
 	}
-	return out
+	binary.BigEndian.PutUint64(last[size-8:size], uint64(len(data))*8)
+	for off := 0; off < size; off += 64 {
+		compress(&st, last[off:off+64])
+	}
+	var sum [32]byte
+	for i := range st {
+		binary.BigEndian.PutUint32(sum[i*4:], st[i])
+	}
+	return sum
 }
 
-func block(dig *[8]uint32, p []byte) {
+func rotr(x uint32, n uint) uint32 { return x>>n | x<<(32-n) }
+
+// compress folds one 64-byte block into the state (§6.2.2).
+func compress(st *[8]uint32, blk []byte) {
 	var w [64]uint32
-	h0, h1, h2, h3, h4, h5, h6, h7 := dig[0], dig[1], dig[2], dig[3], dig[4], dig[5], dig[6], dig[7]
-	for len(p) >= 64 {
-		a, b, c, d, e, f, g, h := h0, h1, h2, h3, h4, h5, h6, h7
-		for i := range 64 {
-			if i < 16 {
-				j := i * 4
-				w[i] = uint32(p[j])<<24 | uint32(p[j+1])<<16 | uint32(p[j+2])<<8 | uint32(p[j+3])
-			} else {
-				v1 := w[i-2]
-				t1 := (bits.RotateLeft32(v1, -17)) ^ (bits.RotateLeft32(v1, -19)) ^ (v1 >> 10)
-				v2 := w[i-15]
-				t2 := (bits.RotateLeft32(v2, -7)) ^ (bits.RotateLeft32(v2, -18)) ^ (v2 >> 3)
-				w[i] = t1 + w[i-7] + t2 + w[i-16]
-			}
-			t1 := h + ((bits.RotateLeft32(e, -6)) ^ (bits.RotateLeft32(e, -11)) ^ (bits.RotateLeft32(e, -25))) + ((e & f) ^ (^e & g)) + k[i] + w[i]
-			t2 := ((bits.RotateLeft32(a, -2)) ^ (bits.RotateLeft32(a, -13)) ^ (bits.RotateLeft32(a, -22))) + ((a & b) ^ (a & c) ^ (b & c))
-			h, g, f, e, d, c, b, a = g, f, e, d+t1, c, b, a, t1+t2
-		}
-		h0 += a
-		h1 += b
-		h2 += c
-		h3 += d
-		h4 += e
-		h5 += f
-		h6 += g
-		h7 += h
-		p = p[64:]
+	for t := 0; t < 16; t++ {
+		w[t] = binary.BigEndian.Uint32(blk[t*4:])
 	}
-	dig[0], dig[1], dig[2], dig[3], dig[4], dig[5], dig[6], dig[7] = h0, h1, h2, h3, h4, h5, h6, h7
+	for t := 16; t < 64; t++ {
+		s0 := rotr(w[t-15], 7) ^ rotr(w[t-15], 18) ^ w[t-15]>>3
+		s1 := rotr(w[t-2], 17) ^ rotr(w[t-2], 19) ^ w[t-2]>>10
+		w[t] = s1 + w[t-7] + s0 + w[t-16]
+	}
+	a, b, c, d, e, f, g, h := st[0], st[1], st[2], st[3], st[4], st[5], st[6], st[7]
+	for t := 0; t < 64; t++ {
+		t1 := h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + (e&f ^ ^e&g) + k[t] + w[t]
+		t2 := (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + (a&b ^ a&c ^ b&c)
+		h = g
+		g = f
+		f = e
+		e = d + t1
+		d = c
+		c = b
+		b = a
+		a = t1 + t2
+	}
+	st[0] += a
+	st[1] += b
+	st[2] += c
+	st[3] += d
+	st[4] += e
+	st[5] += f
+	st[6] += g
+	st[7] += h
 }

@@ -2,6 +2,7 @@ package digest
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -16,7 +17,7 @@ func TestSum256MatchesCryptoSHA256(t *testing.T) {
 	}
 	check := func(b []byte) {
 		t.Helper()
-		if got, want := Sum256(b), sha256.Sum256(b); got != want {
+		if got, want := sum256(b), sha256.Sum256(b); got != want {
 			t.Fatalf("len %d: Sum256 %x, crypto/sha256 %x", len(b), got, want)
 		}
 	}
@@ -33,6 +34,10 @@ func TestSum256MatchesCryptoSHA256(t *testing.T) {
 	if got := Sum256([]byte("abc")); got != [32]byte{0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea, 0x41, 0x41, 0x40, 0xde, 0x5d, 0xae, 0x22, 0x23, 0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17, 0x7a, 0x9c, 0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad} {
 		t.Fatalf("abc: %x", got)
 	}
+	// Its two-block example (the length field spills into a second block).
+	if got := fmt.Sprintf("%x", Sum256([]byte("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"))); got != "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" {
+		t.Fatalf("two-block example: %s", got)
+	}
 }
 
 func BenchmarkSum256(b *testing.B) {
@@ -40,7 +45,7 @@ func BenchmarkSum256(b *testing.B) {
 	b.SetBytes(int64(len(buf)))
 	b.Run("digest", func(b *testing.B) {
 		for b.Loop() {
-			Sum256(buf)
+			sum256(buf)
 		}
 	})
 	b.Run("crypto", func(b *testing.B) {
