@@ -71,6 +71,8 @@ func (h *hostExecer) call(ctx context.Context, p hostExecPayload) ([]byte, error
 
 func (h *hostExecer) execInfo() workspace.ExecInfo { return h.ei }
 
+func (h *hostExecer) close() {}
+
 func (h *hostExecer) run(ctx context.Context, req workspace.ExecRequest) (workspace.ExecResult, error) {
 	res := workspace.ExecResult{ExitCode: -1}
 	if (req.Command == "") == (len(req.Argv) == 0) {
