@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -31,7 +32,7 @@ func warmed(t *testing.T, r *runner) *proc {
 	return nil
 }
 
-// inGroup lists the processes of process group g.
+// inGroup lists the live processes (not zombies) of process group g.
 func inGroup(g int) []string {
 	ds, _ := filepath.Glob("/proc/[0-9]*/stat")
 	var out []string
@@ -42,7 +43,7 @@ func inGroup(g int) []string {
 		}
 		// pid (comm) state ppid pgrp …: comm may hold spaces, not ")".
 		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-		if len(f) > 2 && f[2] == strconv.Itoa(g) {
+		if len(f) > 2 && f[2] == strconv.Itoa(g) && f[0] != "Z" {
 			out = append(out, d)
 		}
 	}
@@ -178,6 +179,31 @@ func TestWarmShellEnvAndClose(t *testing.T) {
 			defer r.warm.mu.Unlock()
 			if r.warm.idle != nil || r.warm.filling != nil {
 				t.Fatal("a closed runner started a warm shell")
+			}
+		})
+	}
+}
+
+// An idle shell killed from outside is passed over: the call starts its
+// own and the pool refills.
+func TestWarmShellKilledWhileIdle(t *testing.T) {
+	for name, r := range runners(t) {
+		t.Run(name, func(t *testing.T) {
+			r.run(context.Background(), workspace.ExecRequest{Command: "true"})
+			p := warmed(t, r)
+			syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+			for i := 0; len(inGroup(p.cmd.Process.Pid)) > 0; i++ {
+				if i == 500 {
+					t.Fatal("the killed shell did not go")
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			res, err := r.run(context.Background(), workspace.ExecRequest{Command: "echo ok", Timeout: 20 * time.Second})
+			if err != nil || res.ExitCode != 0 || string(res.Stdout.Head) != "ok\n" {
+				t.Fatal(err, res)
+			}
+			if q := warmed(t, r); q == p {
+				t.Fatal("the dead shell is still idle")
 			}
 		})
 	}
