@@ -115,53 +115,62 @@ function bubblewrap() {
 
 /**
  * Warm shells (workspace/dirfs/warm_unix.go has the reasons): once a runner
- * ran a command, one bash is spawned ahead, a detached process group with
+ * ran a command, bash is spawned ahead (WARM_SHELLS), each a detached process group with
  * its pipes open, blocked reading its directory and command from fd 4; the
  * next command is handed to it and is then run exactly as a shell spawned
  * for it (one command per shell: $$, variables and the group are its own).
  * spawn() forks this whole process synchronously, so the next shell is
  * spawned after a call has answered (setImmediate), never while one waits.
  * A shell spawned under another environment (or sandbox) than the call's
- * is discarded; op 'close' kills the idle shell. Pools are named by the
+ * is discarded; op 'close' kills the idle shells. Pools are named by the
  * Go runner (`pool`).
  * @typedef {{child: import('node:child_process').ChildProcess, key: string, dead: boolean}} Warm
  * @type {Map<string, WarmPool>}
  */
 const pools = new Map();
 
+// WARM_SHELLS is how many shells a pool keeps ready: two, so that calls
+// back to back find one ready while the next starts.
+const WARM_SHELLS = 2;
+
 class WarmPool {
   constructor() {
-    /** @type {Warm | null} */ this.idle = null;
+    /** @type {Warm[]} */ this.idle = []; // oldest first
     /** @type {Promise<void> | null} */ this.filling = null;
     this.closed = false;
   }
 
   /**
-   * The idle shell, handed cwd and command, or null (the caller spawns its
-   * own): none, another key, a dead one, or a command with a NUL (bash
-   * cannot hold it). A spawn scheduled is waited for.
+   * An idle shell, handed cwd and command, or null (the caller spawns its
+   * own): none, only ones of another key or dead (those are discarded), or
+   * a command with a NUL (bash cannot hold it). A spawn scheduled is
+   * waited for.
    * @param {string} key @param {string} cwd @param {string} command @param {AbortSignal | undefined} signal
    */
   async take(key, cwd, command, signal) {
     if (command.includes('\0')) return null;
-    while (!this.idle && this.filling && !this.closed && !signal?.aborted) await this.filling;
-    const w = this.idle;
-    this.idle = null;
+    while (this.idle.length === 0 && this.filling && !this.closed && !signal?.aborted) await this.filling;
+    if (signal?.aborted) return null;
+    let w;
+    while ((w = this.idle.shift())) {
+      if (w.key === key && !w.dead) break;
+      discard(w);
+    }
     if (!w) return null;
-    if (w.key !== key || w.dead || signal?.aborted) { discard(w); return null; }
     const s = /** @type {import('node:net').Socket} */ (w.child.stdio[4]);
     s.on('error', () => { /* the shell died: its exit ends the call */ });
     s.end(Buffer.concat([Buffer.from(`${cwd}\0${Buffer.byteLength(command)}\n`), Buffer.from(command)]), () => s.destroy());
     return w.child;
   }
 
-  /** Spawns the next shell after this turn, unless one is idle or coming. @param {() => Warm} start */
+  /** Spawns shells after this turn, one a turn, until WARM_SHELLS are idle. @param {() => Warm} start */
   fill(start) {
-    if (this.idle || this.filling || this.closed) return;
+    if (this.idle.length >= WARM_SHELLS || this.filling || this.closed) return;
     this.filling = new Promise((resolve) => setImmediate(() => {
       this.filling = null;
-      if (!this.closed && !this.idle) {
-        try { this.idle = start(); } catch { /* the next call spawns its own */ }
+      if (!this.closed && this.idle.length < WARM_SHELLS) {
+        try { this.idle.push(start()); } catch { /* the next call spawns its own */ }
+        this.fill(start);
       }
       resolve();
     }));
@@ -169,8 +178,7 @@ class WarmPool {
 
   close() {
     this.closed = true;
-    if (this.idle) discard(this.idle);
-    this.idle = null;
+    for (const w of this.idle.splice(0)) discard(w);
   }
 }
 
@@ -191,7 +199,11 @@ function spawnWarm(root, bwrap, network, env, key, pool) {
   const child = spawn(prog[0], prog.slice(1), { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'] });
   /** @type {Warm} */
   const w = { child, key, dead: false };
-  const gone = () => { if (pool.idle === w) { pool.idle = null; discard(w); } w.dead = true; };
+  const gone = () => {
+    const i = pool.idle.indexOf(w);
+    if (i >= 0) { pool.idle.splice(i, 1); discard(w); }
+    w.dead = true;
+  };
   child.on('error', gone);
   child.on('exit', gone);
   if (child.pid) track(child.pid);

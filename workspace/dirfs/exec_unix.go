@@ -62,7 +62,7 @@ type runner struct {
 	root  string // real absolute path
 	bwrap string // bubblewrap's path, "" for no sandbox
 	ei    workspace.ExecInfo
-	warm  warmPool // the shell ready for the next command (warm_unix.go)
+	warm  warmPool // shells ready for the next commands (warm_unix.go)
 }
 
 // newExecer is the native exec capability of f: the runner, and whether
@@ -100,7 +100,7 @@ func newRunner(root string, o ExecOptions) (*runner, error) {
 
 func (r *runner) execInfo() workspace.ExecInfo { return r.ei }
 
-// close kills the idle warm shell.
+// close kills the idle warm shells.
 func (r *runner) close() { r.warm.close() }
 
 // bwrapWorks caches, per bwrap path, whether it can make the namespaces

@@ -13,7 +13,8 @@ import (
 
 // Warm shells. Starting bash is most of what `bash true` costs (on the
 // reference VM a fork is ~3.4 ms and exec plus bash's start ~4 ms), so a
-// runner that has run a command keeps one bash started ahead, a process
+// runner that has run a command keeps bash started ahead (warmShells),
+// each a process
 // group of its own with its pipes open, blocked reading its command from
 // fd 4. A call hands it the directory and the command and then treats it
 // exactly as a shell it had just started: the same trap, eval, capture,
@@ -21,7 +22,7 @@ import (
 // nothing is shared between calls ($$, variables, the process group are
 // the command's own); the pool refills in the background after each take.
 // A shell started under another environment than the call's is discarded
-// (the call starts its own); close kills the idle shell.
+// (the call starts its own); close kills the idle shells.
 
 // warmRead is the prelude of a warm shell: the directory NUL-terminated,
 // the command's length in bytes on a line, then the command, read in one
@@ -30,26 +31,35 @@ import (
 const warmRead = `IFS= read -r -d '' __a3s_dir <&4 && IFS= read -r __a3s_n <&4 && LC_ALL=C IFS= read -r -N "$__a3s_n" __a3s_cmd <&4 || exit 125; ` +
 	`exec 4<&-; [[ $__a3s_dir -ef . ]] || cd -- "$__a3s_dir"; unset __a3s_dir __a3s_n; SECONDS=0; `
 
-// warmPool holds at most one idle shell and at most one start under way.
+// warmShells is how many shells a pool keeps ready: two, so that calls
+// back to back find one ready while the next starts.
+const warmShells = 2
+
+// warmPool holds up to warmShells idle shells and starts one at a time.
 type warmPool struct {
 	mu      sync.Mutex
-	idle    *proc
-	env     []string      // the idle shell's environment
+	idle    []warmShell   // oldest first
 	filling chan struct{} // closed when the start under way ends; nil when none is
 	closed  bool
 }
 
+// warmShell is an idle shell and the environment it was started with.
+type warmShell struct {
+	p   *proc
+	env []string
+}
+
 // take returns a warm shell that has been handed cwd and command, or nil
-// (the caller starts one itself): none ready, another environment, a
-// command bash cannot take whole (a NUL), or a dead shell. A start under
-// way is waited for (it began earlier than one the caller would begin).
-// Every take starts the next shell.
+// (the caller starts one itself): none ready, only ones of another
+// environment or dead (those are discarded), or a command bash cannot take
+// whole (a NUL). A start under way is waited for (it began earlier than
+// one the caller would begin). Every take refills the pool.
 func (w *warmPool) take(ctx context.Context, r *runner, envv []string, cwd, command string) *proc {
 	if strings.IndexByte(command, 0) >= 0 {
 		return nil
 	}
 	w.mu.Lock()
-	for w.idle == nil && w.filling != nil && !w.closed {
+	for len(w.idle) == 0 && w.filling != nil && !w.closed {
 		ch := w.filling
 		w.mu.Unlock()
 		select {
@@ -59,30 +69,41 @@ func (w *warmPool) take(ctx context.Context, r *runner, envv []string, cwd, comm
 		}
 		w.mu.Lock()
 	}
-	p, penv := w.idle, w.env
-	w.idle, w.env = nil, nil
+	idle := w.idle
+	w.idle = nil
 	if !w.closed {
 		w.fill(r, envv)
 	}
 	w.mu.Unlock()
-	if p == nil {
+	var got *proc
+	for i, s := range idle {
+		if got == nil && slices.Equal(s.env, envv) && s.p.hand(cwd, command) == nil {
+			got = s.p
+			idle = idle[i+1:]
+			break
+		}
+		s.p.discard()
+	}
+	if got == nil {
 		return nil
 	}
-	if !slices.Equal(penv, envv) {
-		p.discard()
-		return nil
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		for _, s := range idle {
+			s.p.discard()
+		}
+	} else {
+		w.idle = append(idle, w.idle...)
+		w.mu.Unlock()
 	}
-	if err := p.hand(cwd, command); err != nil {
-		p.discard()
-		return nil
-	}
-	return p
+	return got
 }
 
-// fill starts a shell in the background unless one is being started.
-// Called with mu held.
+// fill starts shells in the background, one at a time, until warmShells
+// are idle. Called with mu held.
 func (w *warmPool) fill(r *runner, envv []string) {
-	if w.filling != nil {
+	if w.filling != nil || len(w.idle) >= warmShells {
 		return
 	}
 	ch := make(chan struct{})
@@ -100,24 +121,25 @@ func (w *warmPool) fill(r *runner, envv []string) {
 		if err != nil {
 			return
 		}
-		if w.closed || w.idle != nil {
+		if w.closed {
 			p.discard()
 			return
 		}
-		w.idle, w.env = p, envv
+		w.idle = append(w.idle, warmShell{p, envv})
+		w.fill(r, envv)
 	}()
 }
 
-// close kills the idle shell and the one being started; later takes
+// close kills the idle shells and the one being started; later takes
 // return nil.
 func (w *warmPool) close() {
 	w.mu.Lock()
 	w.closed = true
-	p, ch := w.idle, w.filling
+	idle, ch := w.idle, w.filling
 	w.idle = nil
 	w.mu.Unlock()
-	if p != nil {
-		p.discard()
+	for _, s := range idle {
+		s.p.discard()
 	}
 	if ch != nil {
 		<-ch // its goroutine discards it

@@ -15,16 +15,16 @@ import (
 	"github.com/a3s-lab/code-wasm/workspace"
 )
 
-// warmed waits (up to 10 s: a busy machine starts bash slowly) for r's
-// idle warm shell and returns it.
+// warmed waits (up to 10 s: a busy machine starts bash slowly) for an
+// idle warm shell of r and returns the one the next call takes.
 func warmed(t *testing.T, r *runner) *proc {
 	t.Helper()
 	for range 500 {
 		r.warm.mu.Lock()
-		p := r.warm.idle
+		idle := r.warm.idle
 		r.warm.mu.Unlock()
-		if p != nil {
-			return p
+		if len(idle) > 0 {
+			return idle[0].p
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -156,7 +156,7 @@ func TestWarmShellEnvAndClose(t *testing.T) {
 				t.Fatal(err, res)
 			}
 			if old.cmd.ProcessState == nil {
-				t.Fatal("the shell of the old environment is still idle")
+				t.Fatal("a shell of the old environment is still idle")
 			}
 			p := warmed(t, r)
 			g := p.cmd.Process.Pid
@@ -177,7 +177,7 @@ func TestWarmShellEnvAndClose(t *testing.T) {
 			}
 			r.warm.mu.Lock()
 			defer r.warm.mu.Unlock()
-			if r.warm.idle != nil || r.warm.filling != nil {
+			if len(r.warm.idle) > 0 || r.warm.filling != nil {
 				t.Fatal("a closed runner started a warm shell")
 			}
 		})
