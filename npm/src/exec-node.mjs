@@ -120,7 +120,8 @@ function bubblewrap() {
  * next command is handed to it and is then run exactly as a shell spawned
  * for it (one command per shell: $$, variables and the group are its own).
  * spawn() forks this whole process synchronously, so the next shell is
- * spawned after a call has answered (setImmediate), never while one waits.
+ * spawned REFILL_MS after a call answered, never while one runs: calls back
+ * to back past the ready shells spawn their own, as without a pool.
  * A shell spawned under another environment (or sandbox) than the call's
  * is discarded; op 'close' kills the idle shells. Pools are named by the
  * Go runner (`pool`).
@@ -129,28 +130,30 @@ function bubblewrap() {
  */
 const pools = new Map();
 
-// WARM_SHELLS is how many shells a pool keeps ready: two, so that calls
-// back to back find one ready while the next starts.
+// WARM_SHELLS is how many shells a pool keeps ready: two, so that two
+// calls back to back both find one.
 const WARM_SHELLS = 2;
+// REFILL_MS: the next shell is spawned this long after a call answered,
+// and not while a call runs (spawn forks this process synchronously).
+const REFILL_MS = 20;
 
 class WarmPool {
   constructor() {
     /** @type {Warm[]} */ this.idle = []; // oldest first
-    /** @type {Promise<void> | null} */ this.filling = null;
+    /** @type {ReturnType<typeof setTimeout> | null} */ this.timer = null;
     this.closed = false;
   }
 
   /**
    * An idle shell, handed cwd and command, or null (the caller spawns its
-   * own): none, only ones of another key or dead (those are discarded), or
-   * a command with a NUL (bash cannot hold it). A spawn scheduled is
-   * waited for.
-   * @param {string} key @param {string} cwd @param {string} command @param {AbortSignal | undefined} signal
+   * own, as without a pool): none, only ones of another key or dead (those
+   * are discarded), or a command with a NUL (bash cannot hold it). A refill
+   * scheduled is put off until the call answers.
+   * @param {string} key @param {string} cwd @param {string} command
    */
-  async take(key, cwd, command, signal) {
+  take(key, cwd, command) {
+    if (this.timer) { clearTimeout(this.timer); this.timer = null; }
     if (command.includes('\0')) return null;
-    while (this.idle.length === 0 && this.filling && !this.closed && !signal?.aborted) await this.filling;
-    if (signal?.aborted) return null;
     let w;
     while ((w = this.idle.shift())) {
       if (w.key === key && !w.dead) break;
@@ -163,21 +166,20 @@ class WarmPool {
     return w.child;
   }
 
-  /** Spawns shells after this turn, one a turn, until WARM_SHELLS are idle. @param {() => Warm} start */
+  /** Spawns shells, REFILL_MS apart, until WARM_SHELLS are idle. @param {() => Warm} start */
   fill(start) {
-    if (this.idle.length >= WARM_SHELLS || this.filling || this.closed) return;
-    this.filling = new Promise((resolve) => setImmediate(() => {
-      this.filling = null;
-      if (!this.closed && this.idle.length < WARM_SHELLS) {
-        try { this.idle.push(start()); } catch { /* the next call spawns its own */ }
-        this.fill(start);
-      }
-      resolve();
-    }));
+    if (this.idle.length >= WARM_SHELLS || this.timer || this.closed) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (this.closed || this.idle.length >= WARM_SHELLS) return;
+      try { this.idle.push(start()); } catch { /* the next call spawns its own */ }
+      this.fill(start);
+    }, REFILL_MS);
   }
 
   close() {
     this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
     for (const w of this.idle.splice(0)) discard(w);
   }
 }
@@ -255,7 +257,7 @@ export async function execHost(p, { signal } = {}) {
  * @param {AbortSignal | undefined} signal
  * @param {WarmPool | undefined} pool  the runner's warm shells (a command only)
  */
-async function run(root, bwrap, network, req, timeoutMs, signal, pool) {
+function run(root, bwrap, network, req, timeoutMs, signal, pool) {
   const shell = !!req.command;
   let cwd = root;
   if (req.cwd && req.cwd !== '.') {
@@ -283,11 +285,8 @@ async function run(root, bwrap, network, req, timeoutMs, signal, pool) {
     if (i > 0) env[kv.slice(0, i)] = kv.slice(i + 1);
   }
 
-  const t0 = performance.now();
   const key = `${bwrap}\0${JSON.stringify(env)}`;
-  const warm = pool && !signal?.aborted ? await pool.take(key, cwd, /** @type {string} */ (req.command), signal) : null;
-  // The deadline counts from the call, a wait for the warm shell included.
-  const left = timeoutMs > 0 ? Math.max(1, timeoutMs - (performance.now() - t0)) : 0;
+  const warm = pool && !signal?.aborted ? pool.take(key, cwd, /** @type {string} */ (req.command)) : null;
   const refill = () => pool?.fill(() => spawnWarm(root, bwrap, network, env, key, pool));
 
   return new Promise((resolve, reject) => {
@@ -343,7 +342,7 @@ async function run(root, bwrap, network, req, timeoutMs, signal, pool) {
     if (pgid) track(pgid);
     // 'close': the process exited and every pipe reached its end.
     child.on('close', (code) => finish(code));
-    if (left > 0) timer = setTimeout(() => stop(true), left);
+    if (timeoutMs > 0) timer = setTimeout(() => stop(true), timeoutMs);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
