@@ -1,6 +1,7 @@
 // bash and git on a directory workspace through the package in Node (the
 // exec host kind, npm/src/exec-node.mjs), each call paired with its floor (below):
-//   bash true, unconfined and inside bubblewrap (its added cost);
+//   bash true, unconfined and inside bubblewrap (its added cost), calls
+//   50 ms apart (a warm shell is ready) and back to back (the pool drains);
 //   a 10 MiB capture (5 MiB on each stream);
 //   a git log page at offset 1,990 (cursor pinned to HEAD);
 //   git status over 200 changed files;
@@ -48,16 +49,27 @@ function noWasmFloor(cwd) {
 }
 
 // paired times floor and call alternately, n times each: medians in ms.
-async function paired(n, floor, call) {
+// With gap and k: runs of k floors then k calls, each started gap ms after
+// the previous one ended (untimed): k 1 and 50 ms is an agent's pace, when
+// a warm shell is ready; k 5 and no gap are calls back to back, when the
+// pool drains.
+async function paired(n, floor, call, gap = 0, k = 1) {
   const f = [];
   const c = [];
-  for (let i = 0; i < n; i++) {
-    let t0 = performance.now();
-    await floor();
-    f.push(performance.now() - t0);
-    t0 = performance.now();
-    await call();
-    c.push(performance.now() - t0);
+  const pause = () => gap > 0 && new Promise((r) => setTimeout(r, gap));
+  for (let i = 0; i < n; i += k) {
+    for (let j = 0; j < k; j++) {
+      await pause();
+      const t0 = performance.now();
+      await floor();
+      f.push(performance.now() - t0);
+    }
+    for (let j = 0; j < k; j++) {
+      await pause();
+      const t0 = performance.now();
+      await call();
+      c.push(performance.now() - t0);
+    }
   }
   const med = (v) => v.sort((a, b) => a - b)[Math.floor(v.length / 2)];
   return [med(f), med(c)];
@@ -69,7 +81,9 @@ try {
   for (const sandbox of hasBwrap ? ['none', 'auto'] : ['none']) {
     const s = await createSession({ workspace: { kind: 'directory', root: dir, sandbox } });
     await s.bash('true');
-    rows.push([`bash true (sandbox ${sandbox})`, 'bash -c true', ...await paired(N, bare(dir, ['/bin/bash', '-c', 'true']), () => s.bash('true'))]);
+    const floor = bare(dir, ['/bin/bash', '-c', 'true']);
+    rows.push([`bash true (sandbox ${sandbox}), calls 50 ms apart`, 'bash -c true', ...await paired(N, floor, () => s.bash('true'), 50)]);
+    rows.push([`bash true (sandbox ${sandbox}), back to back (runs of 5)`, 'bash -c true', ...await paired(N, floor, () => s.bash('true'), 0, 5)]);
     if (sandbox === 'none') rows.push(['(bash -c true from a Node with no wasm)', 'bash -c true', noWasmFloor(dir), NaN]);
     if (sandbox === 'none') {
       const cmd = 'head -c 5242880 /dev/zero; head -c 5242880 /dev/zero >&2';

@@ -26,9 +26,16 @@ import (
 // their ratio are reported (floor-ms, ms, x-floor).
 
 // paired times floor and call alternately, once each per iteration.
-func paired(b *testing.B, floor, call func() error) {
+func paired(b *testing.B, floor, call func() error) { pairedRuns(b, 0, 1, floor, call) }
+
+// pairedRuns times runs of k floors then k calls, each call gap after the
+// previous one ended (the gap is not timed): k = 1 and a gap of 50 ms is
+// an agent's pace, where a warm shell is ready; k = 5 and no gap are
+// calls back to back, where the pool drains.
+func pairedRuns(b *testing.B, gap time.Duration, k int, floor, call func() error) {
 	var fs, cs []float64
 	ms := func(f func() error) float64 {
+		time.Sleep(gap)
 		t := time.Now()
 		if err := f(); err != nil {
 			b.Fatal(err)
@@ -36,8 +43,12 @@ func paired(b *testing.B, floor, call func() error) {
 		return float64(time.Since(t).Microseconds()) / 1000
 	}
 	for b.Loop() {
-		fs = append(fs, ms(floor))
-		cs = append(cs, ms(call))
+		for range k {
+			fs = append(fs, ms(floor))
+		}
+		for range k {
+			cs = append(cs, ms(call))
+		}
 	}
 	med := func(v []float64) float64 { slices.Sort(v); return v[len(v)/2] }
 	f, c := med(fs), med(cs)
@@ -60,8 +71,11 @@ func BenchmarkBashTrue(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			s := dirSession(b, dir, o)
 			ctx := context.Background()
+			call := func() error { _, err := s.Bash(ctx, "true"); return err }
 			// The floor: bash alone, spawned bare.
-			paired(b, spawn(dir, "/bin/bash", "-c", "true"), func() error { _, err := s.Bash(ctx, "true"); return err })
+			floor := spawn(dir, "/bin/bash", "-c", "true")
+			b.Run("gap-50ms", func(b *testing.B) { pairedRuns(b, 50*time.Millisecond, 1, floor, call) })
+			b.Run("back-to-back", func(b *testing.B) { pairedRuns(b, 0, 5, floor, call) })
 		})
 	}
 }

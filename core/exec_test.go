@@ -32,6 +32,7 @@ func dirSession(t testing.TB, root string, o dirfs.ExecOptions) *core.Session {
 	if err := d.EnableExec(o); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { d.Close() }) // after the session's: the idle warm shell goes
 	ws, err := workspace.New(d)
 	if err != nil {
 		t.Fatal(err)

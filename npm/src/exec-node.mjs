@@ -20,9 +20,17 @@ const SETTLE_MS = 500;
 // The wraps of workspace/dirfs/exec_unix.go (shellWrap, sandboxWrap; the
 // reasons are there): the command runs with fd 3 closed; inside bubblewrap
 // the EXIT trap waits while a background child holds the output pipes.
-const SHELL_WRAP = 'trap \'pwd -P >&3\' EXIT; __a3s_cmd=$1; shift; eval "$__a3s_cmd" 3>&-';
-const SANDBOX_WRAP = '__a3s_held() { local f; for f in /proc/[0-9]*/fd/*; do case $f in /proc/1/*|/proc/$$/*) ;; *) [[ $f -ef /proc/1/fd/1 || $f -ef /proc/1/fd/2 ]] && return 0;; esac; done; return 1; }; ' +
-  'trap \'__a3s_rc=$?; pwd -P >&3; while __a3s_held; do /bin/sleep 0.05; done; exit $__a3s_rc\' EXIT; __a3s_cmd=$1; shift; eval "$__a3s_cmd" 3>&-';
+const SHELL_TRAP = 'trap \'pwd -P >&3\' EXIT; ';
+const SANDBOX_TRAP = '__a3s_held() { local f; for f in /proc/[0-9]*/fd/*; do case $f in /proc/1/*|/proc/$$/*) ;; *) [[ $f -ef /proc/1/fd/1 || $f -ef /proc/1/fd/2 ]] && return 0;; esac; done; return 1; }; ' +
+  'trap \'__a3s_rc=$?; pwd -P >&3; while __a3s_held; do /bin/sleep 0.05; done; exit $__a3s_rc\' EXIT; ';
+const EVAL = 'eval "$__a3s_cmd" 3>&-';
+const SHELL_WRAP = SHELL_TRAP + '__a3s_cmd=$1; shift; ' + EVAL;
+const SANDBOX_WRAP = SANDBOX_TRAP + '__a3s_cmd=$1; shift; ' + EVAL;
+// WARM_READ is the prelude of a warm shell (workspace/dirfs/warm_unix.go):
+// the directory NUL-terminated, the command's length in bytes on a line,
+// then the command, from fd 4.
+const WARM_READ = 'IFS= read -r -d \'\' __a3s_dir <&4 && IFS= read -r __a3s_n <&4 && LC_ALL=C IFS= read -r -N "$__a3s_n" __a3s_cmd <&4 || exit 125; ' +
+  'exec 4<&-; [[ $__a3s_dir -ef . ]] || cd -- "$__a3s_dir"; unset __a3s_dir __a3s_n; SECONDS=0; ';
 
 // Process groups still running, killed if Node exits first (a detached
 // child gets no SIGHUP).
@@ -106,7 +114,117 @@ function bubblewrap() {
 }
 
 /**
- * The host kind: {op: 'info' | 'run', root, sandbox, network, request?}.
+ * Warm shells (workspace/dirfs/warm_unix.go has the reasons): once a runner
+ * ran a command, bash is spawned ahead (WARM_SHELLS), each a detached process group with
+ * its pipes open, blocked reading its directory and command from fd 4; the
+ * next command is handed to it and is then run exactly as a shell spawned
+ * for it (one command per shell: $$, variables and the group are its own).
+ * spawn() forks this whole process synchronously, so the next shell is
+ * spawned REFILL_MS after a call answered, never while one runs: calls back
+ * to back past the ready shells spawn their own, as without a pool.
+ * A shell spawned under another environment (or sandbox) than the call's
+ * is discarded; op 'close' kills the idle shells. Pools are named by the
+ * Go runner (`pool`).
+ * @typedef {{child: import('node:child_process').ChildProcess, key: string, dead: boolean}} Warm
+ * @type {Map<string, WarmPool>}
+ */
+const pools = new Map();
+
+// WARM_SHELLS is how many shells a pool keeps ready: two, so that two
+// calls back to back both find one.
+const WARM_SHELLS = 2;
+// REFILL_MS: the next shell is spawned this long after a call answered,
+// and not while a call runs (spawn forks this process synchronously).
+const REFILL_MS = 20;
+
+class WarmPool {
+  constructor() {
+    /** @type {Warm[]} */ this.idle = []; // oldest first
+    /** @type {ReturnType<typeof setTimeout> | null} */ this.timer = null;
+    this.closed = false;
+  }
+
+  /**
+   * An idle shell, handed cwd and command, or null (the caller spawns its
+   * own, as without a pool): none, only ones of another key or dead (those
+   * are discarded), or a command with a NUL (bash cannot hold it). A refill
+   * scheduled is put off until the call answers.
+   * @param {string} key @param {string} cwd @param {string} command
+   */
+  take(key, cwd, command) {
+    if (this.timer) { clearTimeout(this.timer); this.timer = null; }
+    if (command.includes('\0')) return null;
+    let w;
+    while ((w = this.idle.shift())) {
+      if (w.key === key && !w.dead) break;
+      discard(w);
+    }
+    if (!w) return null;
+    const s = /** @type {import('node:net').Socket} */ (w.child.stdio[4]);
+    s.on('error', () => { /* the shell died: its exit ends the call */ });
+    s.end(Buffer.concat([Buffer.from(`${cwd}\0${Buffer.byteLength(command)}\n`), Buffer.from(command)]), () => s.destroy());
+    return w.child;
+  }
+
+  /** Spawns shells, REFILL_MS apart, until WARM_SHELLS are idle. @param {() => Warm} start */
+  fill(start) {
+    if (this.idle.length >= WARM_SHELLS || this.timer || this.closed) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (this.closed || this.idle.length >= WARM_SHELLS) return;
+      try { this.idle.push(start()); } catch { /* the next call spawns its own */ }
+      this.fill(start);
+    }, REFILL_MS);
+  }
+
+  close() {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const w of this.idle.splice(0)) discard(w);
+  }
+}
+
+/** @param {Warm} w */
+function discard(w) {
+  w.dead = true;
+  if (w.child.pid) { killGroup(w.child.pid); live.delete(w.child.pid); }
+  for (const s of w.child.stdio) s?.destroy();
+}
+
+/**
+ * spawnWarm spawns a warm shell in root.
+ * @param {string} root @param {string} bwrap @param {boolean} network @param {Record<string, string>} env @param {string} key @param {WarmPool} pool
+ * @returns {Warm}
+ */
+function spawnWarm(root, bwrap, network, env, key, pool) {
+  const prog = sandboxed(bwrap, network, root, root, ['/bin/bash', '-c', WARM_READ + (bwrap ? SANDBOX_TRAP : SHELL_TRAP) + EVAL, 'bash']);
+  const child = spawn(prog[0], prog.slice(1), { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'] });
+  /** @type {Warm} */
+  const w = { child, key, dead: false };
+  const gone = () => {
+    const i = pool.idle.indexOf(w);
+    if (i >= 0) { pool.idle.splice(i, 1); discard(w); }
+    w.dead = true;
+  };
+  child.on('error', gone);
+  child.on('exit', gone);
+  if (child.pid) track(child.pid);
+  return w;
+}
+
+/**
+ * sandboxed puts prog inside bubblewrap (when bwrap is not ""), starting in cwd.
+ * @param {string} bwrap @param {boolean} network @param {string} root @param {string} cwd @param {string[]} prog
+ */
+function sandboxed(bwrap, network, root, cwd, prog) {
+  if (!bwrap) return prog;
+  return [bwrap, '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--bind', root, root,
+    '--unshare-pid', '--unshare-ipc', '--unshare-uts', ...(network ? [] : ['--unshare-net']),
+    '--die-with-parent', '--chdir', cwd, '--', ...prog];
+}
+
+/**
+ * The host kind: {op: 'info' | 'run' | 'close', root, sandbox, network, pool?, request?}.
  * @param {any} p
  * @param {{signal?: AbortSignal}} ctx
  */
@@ -116,8 +234,18 @@ export async function execHost(p, { signal } = {}) {
   if (p.op === 'info') {
     return { sandbox: bwrap ? 'bubblewrap' : '', unconfined: p.sandbox === 'none', network: !!bwrap && !!p.network, git: inPath('git') !== '' };
   }
+  if (p.op === 'close') {
+    pools.get(p.pool)?.close();
+    pools.delete(p.pool);
+    return {};
+  }
   if (p.op !== 'run') throw new Error(`exec: unknown op ${JSON.stringify(p.op)}`);
-  return run(fs.realpathSync(p.root), bwrap, !!p.network, p.request, p.timeoutMs ?? 0, signal);
+  let pool;
+  if (typeof p.pool === 'string' && p.pool && p.request?.command) {
+    pool = pools.get(p.pool);
+    if (!pool) pools.set(p.pool, pool = new WarmPool());
+  }
+  return run(fs.realpathSync(p.root), bwrap, !!p.network, p.request, p.timeoutMs ?? 0, signal, pool);
 }
 
 /**
@@ -127,8 +255,9 @@ export async function execHost(p, { signal } = {}) {
  * @param {{command?: string, argv?: string[], cwd?: string, env?: string[], unset?: string[], wholeStdout?: number}} req
  * @param {number} timeoutMs
  * @param {AbortSignal | undefined} signal
+ * @param {WarmPool | undefined} pool  the runner's warm shells (a command only)
  */
-function run(root, bwrap, network, req, timeoutMs, signal) {
+function run(root, bwrap, network, req, timeoutMs, signal, pool) {
   const shell = !!req.command;
   let cwd = root;
   if (req.cwd && req.cwd !== '.') {
@@ -145,11 +274,7 @@ function run(root, bwrap, network, req, timeoutMs, signal) {
     if (abs === root || abs.startsWith(root + '/')) throw new Error(`exec: ${prog[0]} resolves inside the workspace (${abs}); refusing to run it`);
     prog = [abs, ...prog.slice(1)];
   }
-  if (bwrap) {
-    prog = [bwrap, '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--bind', root, root,
-      '--unshare-pid', '--unshare-ipc', '--unshare-uts', ...(network ? [] : ['--unshare-net']),
-      '--die-with-parent', '--chdir', cwd, '--', ...prog];
-  }
+  prog = sandboxed(bwrap, network, root, cwd, prog);
   /** @type {Record<string, string>} */
   const env = {};
   for (const [k, v] of Object.entries(process.env)) {
@@ -160,9 +285,18 @@ function run(root, bwrap, network, req, timeoutMs, signal) {
     if (i > 0) env[kv.slice(0, i)] = kv.slice(i + 1);
   }
 
+  const key = `${bwrap}\0${JSON.stringify(env)}`;
+  const warm = pool && !signal?.aborted ? pool.take(key, cwd, /** @type {string} */ (req.command)) : null;
+  const refill = () => pool?.fill(() => spawnWarm(root, bwrap, network, env, key, pool));
+
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) { reject(new Error('exec: aborted')); return; }
-    const child = spawn(prog[0], prog.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe', shell ? 'pipe' : 'ignore'] });
+    if (signal?.aborted) {
+      if (warm?.pid) { killGroup(warm.pid); live.delete(warm.pid); }
+      for (const s of warm?.stdio ?? []) s?.destroy();
+      reject(new Error('exec: aborted'));
+      return;
+    }
+    const child = warm ?? spawn(prog[0], prog.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe', shell ? 'pipe' : 'ignore'] });
     const all = new Capture();
     const out = new Capture(req.wholeStdout ?? 0);
     const err = new Capture();
@@ -173,7 +307,7 @@ function run(root, bwrap, network, req, timeoutMs, signal) {
     let timer;
     let settleTimer;
     const pgid = child.pid;
-    const streams = /** @type {import('node:stream').Readable[]} */ ([child.stdout, child.stderr, shell ? child.stdio[3] : null].filter(Boolean));
+    const streams = /** @type {import('node:stream').Readable[]} */ ([child.stdout, child.stderr, shell ? child.stdio[3] : null, warm ? child.stdio[4] : null].filter(Boolean));
     child.stdout?.on('data', (b) => { all.write(b); out.write(b); });
     child.stderr?.on('data', (b) => { all.write(b); err.write(b); });
     if (shell) child.stdio[3]?.on('data', (b) => { if (cwdText.length < 65536) cwdText += b.toString('utf8'); });
@@ -186,6 +320,7 @@ function run(root, bwrap, network, req, timeoutMs, signal) {
       signal?.removeEventListener('abort', onAbort);
       if (pgid) { killGroup(pgid); live.delete(pgid); }
       for (const s of streams) s.destroy();
+      refill();
       if (cancelled) { reject(new Error('exec: aborted')); return; }
       let dir = '';
       if (shell && !timedOut) {
@@ -203,7 +338,7 @@ function run(root, bwrap, network, req, timeoutMs, signal) {
       // A process outside the group may hold the pipes: stop waiting.
       settleTimer = setTimeout(() => finish(child.exitCode), SETTLE_MS);
     };
-    child.on('error', (e) => { if (!finished) { finished = true; clearTimeout(timer); signal?.removeEventListener('abort', onAbort); reject(e); } });
+    child.on('error', (e) => { if (!finished) { finished = true; clearTimeout(timer); signal?.removeEventListener('abort', onAbort); refill(); reject(e); } });
     if (pgid) track(pgid);
     // 'close': the process exited and every pipe reached its end.
     child.on('close', (code) => finish(code));

@@ -148,6 +148,67 @@ for (const mode of modes) {
   });
 }
 
+// warmShells lists the pids of the idle warm shells of a root (their
+// command line holds the prelude; a zombie's is empty): bash, and
+// bubblewrap's processes around it in the sandbox.
+function warmShells(root) {
+  const out = [];
+  for (const p of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('__a3s_dir') && fs.readlinkSync(`/proc/${p}/cwd`) === root) out.push(p);
+    } catch { /* gone */ }
+  }
+  return out;
+}
+// until polls f up to 10 s (a busy machine spawns and reaps slowly).
+async function until(f, what) {
+  for (let i = 0; i < 500; i++) {
+    const v = f();
+    if (v) return v;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.fail(what);
+}
+
+for (const mode of modes) {
+  test(`warm shells: one fresh shell per call, kept healthy by exit and kill -9, a timeout kills the group, close kills the idle shells (sandbox ${mode})`, async () => {
+    const root = tmp();
+    fs.mkdirSync(path.join(root, 'sub'));
+    const s = await dirSession(root, mode);
+    await s.bash('true'); // the pool fills after a first command
+    // warm runs call in an idle shell: one of the shells that were idle is gone after.
+    const warm = async (call) => {
+      const idle = await until(() => { const w = warmShells(root); return w.length > 0 && w; }, 'no warm shell');
+      const r = await call();
+      await until(() => { const now = warmShells(root); return idle.some((p) => !now.includes(p)); }, `no idle shell of ${idle} ran the call`);
+      return [r, idle];
+    };
+    const seen = new Set();
+    for (let i = 0; i < 3; i++) {
+      const [pid, idle] = await warm(() => s.bash('echo $$'));
+      if (mode === 'none') assert.ok(idle.includes(pid.trim()), `$$ ${pid} is not the warm shell ${idle}`);
+      seen.add(idle.join());
+    }
+    assert.equal(seen.size, 3);
+    await warm(() => s.bash('x=1; export Y=2; f() { :; }; cd sub'));
+    assert.equal((await warm(() => s.bash('echo "${x-none} ${Y-none} $(type -t f || echo none) $(pwd)"')))[0], `none none none ${root}/sub\n`);
+    assert.equal((await warm(() => s.bash('cat; [[ -e /proc/$$/fd/4 ]] && echo fd4 open; echo end')))[0], 'end\n');
+    assert.equal((await warm(() => s.bash('exit 3')))[0], '\n[exit code 3]');
+    await warm(() => s.bash('kill -9 $$'));
+    const big = 'é'.repeat(70000);
+    assert.match((await warm(() => s.bash(`s='${big}'; echo \${#s}; pwd`)))[0], new RegExp(`^(70000|140000)\\n${root}/sub\\n$`));
+    const m = marker();
+    const [r] = await warm(() => s.tool('bash', { command: `sleep ${m} & echo hi`, timeout: 1000 }));
+    assert.equal(meta(r).output.timed_out, true);
+    assert.ok(r.output.startsWith('hi\n'), r.output);
+    await noneLeft(m);
+    await until(() => warmShells(root).length > 0, 'no warm shell');
+    await s.close();
+    await until(() => warmShells(root).length === 0, `close left the warm shells ${warmShells(root)}`);
+  });
+}
+
 test('the sandbox: setsid escapee gone, nothing written outside, no network unless allowed', { skip: !hasBwrap }, async () => {
   const root = tmp();
   const outside = tmp();

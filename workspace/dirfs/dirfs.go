@@ -71,8 +71,14 @@ func (f *FS) Capabilities() workspace.Capabilities { return f.caps }
 // resolved: where commands run.
 func (f *FS) Root() string { return f.b.root() }
 
-// Close releases the root. Later calls fail.
-func (f *FS) Close() error { return f.b.close() }
+// Close releases the root and kills the exec capability's idle warm
+// shells. Later calls fail.
+func (f *FS) Close() error {
+	if f.exec != nil {
+		f.exec.close()
+	}
+	return f.b.close()
+}
 
 func named(name string, e workspace.Entry) workspace.Entry {
 	e.Name = path.Base(name)

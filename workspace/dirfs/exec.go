@@ -32,6 +32,8 @@ type ExecOptions struct {
 type execer interface {
 	execInfo() workspace.ExecInfo
 	run(ctx context.Context, req workspace.ExecRequest) (workspace.ExecResult, error)
+	// close ends what the runner keeps between commands (warm shells).
+	close()
 }
 
 func errSandboxOption(s string) error {

@@ -4,6 +4,7 @@ package dirfs
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 
@@ -23,6 +24,7 @@ type hostExecer struct {
 	root string
 	o    ExecOptions
 	ei   workspace.ExecInfo
+	pool string // names this runner's warm shells to the host
 }
 
 // hostExecPayload is one "exec" host call.
@@ -32,6 +34,7 @@ type hostExecPayload struct {
 	Sandbox   string                 `json:"sandbox"`
 	Network   bool                   `json:"network"`
 	TimeoutMs int64                  `json:"timeoutMs,omitempty"`
+	Pool      string                 `json:"pool,omitempty"` // "run" and "close": whose warm shells
 	Request   *workspace.ExecRequest `json:"request,omitempty"`
 }
 
@@ -44,7 +47,7 @@ func newExecer(f *FS, o ExecOptions) (execer, bool, error) {
 	default:
 		return nil, false, errSandboxOption(o.Sandbox)
 	}
-	h := &hostExecer{host: o.Host, root: f.Root(), o: o}
+	h := &hostExecer{host: o.Host, root: f.Root(), o: o, pool: rand.Text()}
 	out, err := h.call(context.Background(), hostExecPayload{Op: "info"})
 	if err != nil {
 		return nil, false, err
@@ -61,7 +64,7 @@ func newExecer(f *FS, o ExecOptions) (execer, bool, error) {
 }
 
 func (h *hostExecer) call(ctx context.Context, p hostExecPayload) ([]byte, error) {
-	p.Root, p.Sandbox, p.Network = h.root, h.o.Sandbox, h.o.Network
+	p.Root, p.Sandbox, p.Network, p.Pool = h.root, h.o.Sandbox, h.o.Network, h.pool
 	b, err := json.Marshal(p)
 	if err != nil {
 		return nil, err
@@ -70,6 +73,9 @@ func (h *hostExecer) call(ctx context.Context, p hostExecPayload) ([]byte, error
 }
 
 func (h *hostExecer) execInfo() workspace.ExecInfo { return h.ei }
+
+// close has the host kill this runner's idle warm shells.
+func (h *hostExecer) close() { h.call(context.Background(), hostExecPayload{Op: "close"}) }
 
 func (h *hostExecer) run(ctx context.Context, req workspace.ExecRequest) (workspace.ExecResult, error) {
 	res := workspace.ExecResult{ExitCode: -1}

@@ -36,7 +36,12 @@ const settle = 500 * time.Millisecond
 // when the shell exits, however it exits short of exec or SIGKILL. The
 // command runs with fd 3 closed, so a background child never holds it:
 // the call waits for the shell and the output pipes only.
-const shellWrap = `trap 'pwd -P >&3' EXIT; __a3s_cmd=$1; shift; eval "$__a3s_cmd" 3>&-`
+const shellWrap = shellTrap + `__a3s_cmd=$1; shift; ` + evalCmd
+
+const (
+	shellTrap = `trap 'pwd -P >&3' EXIT; `
+	evalCmd   = `eval "$__a3s_cmd" 3>&-`
+)
 
 // sandboxWrap is shellWrap for a command inside bubblewrap. The sandbox's
 // PID namespace ends when the shell does, taking every background child
@@ -47,14 +52,17 @@ const shellWrap = `trap 'pwd -P >&3' EXIT; __a3s_cmd=$1; shift; eval "$__a3s_cmd
 // glob of the namespace's few /proc entries, then a 50 ms poll only while
 // one does (/bin/sleep by path: the command may have changed PATH or
 // defined a sleep function).
-const sandboxWrap = `__a3s_held() { local f; for f in /proc/[0-9]*/fd/*; do case $f in /proc/1/*|/proc/$$/*) ;; *) [[ $f -ef /proc/1/fd/1 || $f -ef /proc/1/fd/2 ]] && return 0;; esac; done; return 1; }; ` +
-	`trap '__a3s_rc=$?; pwd -P >&3; while __a3s_held; do /bin/sleep 0.05; done; exit $__a3s_rc' EXIT; __a3s_cmd=$1; shift; eval "$__a3s_cmd" 3>&-`
+const sandboxWrap = sandboxTrap + `__a3s_cmd=$1; shift; ` + evalCmd
+
+const sandboxTrap = `__a3s_held() { local f; for f in /proc/[0-9]*/fd/*; do case $f in /proc/1/*|/proc/$$/*) ;; *) [[ $f -ef /proc/1/fd/1 || $f -ef /proc/1/fd/2 ]] && return 0;; esac; done; return 1; }; ` +
+	`trap '__a3s_rc=$?; pwd -P >&3; while __a3s_held; do /bin/sleep 0.05; done; exit $__a3s_rc' EXIT; `
 
 // runner runs commands in one root.
 type runner struct {
 	root  string // real absolute path
 	bwrap string // bubblewrap's path, "" for no sandbox
 	ei    workspace.ExecInfo
+	warm  warmPool // shells ready for the next commands (warm_unix.go)
 }
 
 // newExecer is the native exec capability of f: the runner, and whether
@@ -92,6 +100,9 @@ func newRunner(root string, o ExecOptions) (*runner, error) {
 
 func (r *runner) execInfo() workspace.ExecInfo { return r.ei }
 
+// close kills the idle warm shells.
+func (r *runner) close() { r.warm.close() }
+
 // bwrapWorks caches, per bwrap path, whether it can make the namespaces
 // (a container may have bwrap but forbid them).
 var bwrapWorks sync.Map
@@ -117,15 +128,17 @@ func bubblewrap() string {
 
 // argv builds the command line: the sandbox's flags, then the program.
 func (r *runner) argv(req workspace.ExecRequest, cwd string) []string {
-	var prog []string
 	switch {
 	case req.Command != "" && r.bwrap != "":
-		prog = []string{"/bin/bash", "-c", sandboxWrap, "bash", req.Command}
+		return r.wrap([]string{"/bin/bash", "-c", sandboxWrap, "bash", req.Command}, cwd)
 	case req.Command != "":
-		prog = []string{"/bin/bash", "-c", shellWrap, "bash", req.Command}
-	default:
-		prog = req.Argv
+		return r.wrap([]string{"/bin/bash", "-c", shellWrap, "bash", req.Command}, cwd)
 	}
+	return r.wrap(req.Argv, cwd)
+}
+
+// wrap puts prog inside the sandbox, when there is one, starting in cwd.
+func (r *runner) wrap(prog []string, cwd string) []string {
 	if r.bwrap == "" {
 		return prog
 	}
@@ -199,7 +212,7 @@ func (r *runner) run(ctx context.Context, req workspace.ExecRequest) (workspace.
 		}
 	}
 	cwd := r.abs(req.Cwd)
-	argv := r.argv(req, cwd)
+	envv := env(req)
 	var deadline <-chan time.Time
 	if req.Timeout > 0 {
 		t := time.NewTimer(req.Timeout)
@@ -211,44 +224,17 @@ func (r *runner) run(ctx context.Context, req workspace.ExecRequest) (workspace.
 		return res, err
 	}
 
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = env(req)
-	cmd.Dir = cwd
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var reads []*os.File
-	pipe := func() (*os.File, error) {
-		rd, wr, err := os.Pipe()
-		if err != nil {
-			return nil, err
-		}
-		reads = append(reads, rd)
-		return wr, nil
+	var p *proc
+	if req.Command != "" {
+		p = r.warm.take(ctx, r, envv, cwd, req.Command)
 	}
-	closeAll := func(fs []*os.File) {
-		for _, f := range fs {
-			f.Close()
-		}
-	}
-	var writes []*os.File
-	for range 2 + boolInt(req.Command != "") {
-		w, err := pipe()
-		if err != nil {
-			closeAll(reads)
-			closeAll(writes)
+	if p == nil {
+		var err error
+		if p, err = r.start(r.argv(req, cwd), cwd, envv, req.Command != "", false); err != nil {
 			return res, err
 		}
-		writes = append(writes, w)
 	}
-	cmd.Stdout, cmd.Stderr = writes[0], writes[1]
-	if req.Command != "" {
-		cmd.ExtraFiles = writes[2:3] // fd 3: the final directory
-	}
-	err := cmd.Start()
-	closeAll(writes)
-	if err != nil {
-		closeAll(reads)
-		return res, err
-	}
+	cmd, reads := p.cmd, p.reads
 	pgid := cmd.Process.Pid
 
 	var mu sync.Mutex
@@ -319,6 +305,66 @@ func (r *runner) run(ctx context.Context, req workspace.ExecRequest) (workspace.
 		return res, ctx.Err()
 	}
 	return res, nil
+}
+
+// proc is a started process: its output pipes (stdout, stderr, and the
+// final directory for a shell) and, for a warm shell, the pipe its
+// command arrives on.
+type proc struct {
+	cmd   *exec.Cmd
+	reads []*os.File
+	in    *os.File // fd 4's write end; nil unless warm
+}
+
+// start starts argv in dir as a process group of its own with stdout,
+// stderr, fd 3 (the final directory) for a shell and fd 4 (the command)
+// for a warm one.
+func (r *runner) start(argv []string, dir string, envv []string, shell, warm bool) (*proc, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = envv
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p := &proc{cmd: cmd}
+	var child []*os.File // the child's ends, closed once it started
+	fail := func(err error) (*proc, error) {
+		closeAll(child)
+		closeAll(p.reads)
+		if p.in != nil {
+			p.in.Close()
+		}
+		return nil, err
+	}
+	for range 2 + boolInt(shell) {
+		rd, wr, err := os.Pipe()
+		if err != nil {
+			return fail(err)
+		}
+		p.reads = append(p.reads, rd)
+		child = append(child, wr)
+	}
+	if warm {
+		rd, wr, err := os.Pipe()
+		if err != nil {
+			return fail(err)
+		}
+		p.in = wr
+		child = append(child, rd)
+	}
+	cmd.Stdout, cmd.Stderr = child[0], child[1]
+	cmd.ExtraFiles = child[2:] // fd 3: the final directory; fd 4: the command
+	err := cmd.Start()
+	closeAll(child)
+	if err != nil {
+		child = nil
+		return fail(err)
+	}
+	return p, nil
+}
+
+func closeAll(fs []*os.File) {
+	for _, f := range fs {
+		f.Close()
+	}
 }
 
 func boolInt(b bool) int {

@@ -54,6 +54,7 @@ func testRunner(t testing.TB, o ExecOptions) *runner {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(r.close)
 	return r
 }
 
