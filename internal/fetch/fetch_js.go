@@ -35,7 +35,7 @@ type initSpec struct {
 func do(ctx context.Context, method string, req *Request) (*Response, error) {
 	op := "fetch " + req.URL
 	ac := jsAbortController.New()
-	stop := context.AfterFunc(ctx, func() { ac.Call("abort") })
+	stop := context.AfterFunc(ctx, func() { _ = call(func() { ac.Call("abort") }) })
 	// The init's strings cross in one JSON text: a Set per header cost
 	// two crossings and a JS reference with a finalizer per string.
 	spec := initSpec{Method: method, Headers: req.Header}
@@ -114,7 +114,11 @@ func (b *body) Read(p []byte) (int, error) {
 			b.err = io.EOF
 			continue
 		}
-		r, err := jsbridge.Await(b.ctx, b.reader.Call("read"))
+		var r js.Value
+		err := call(func() { r = b.reader.Call("read") })
+		if err == nil {
+			r, err = jsbridge.Await(b.ctx, r)
+		}
 		if err != nil {
 			b.err = ctxErr(b.ctx, "fetch body", err)
 			continue
@@ -149,11 +153,16 @@ func (b *body) Close() error {
 	if done {
 		return nil
 	}
+	// A host may refuse these (a Worker, for a stream of another request's
+	// I/O): the body is given up either way, and a throw must not end the
+	// instance, as a panic on the goroutine that drains it would.
 	reason := closedReason()
-	b.ac.Call("abort", reason)
-	if !b.reader.IsUndefined() {
-		b.reader.Call("cancel", reason).Call("catch", ignore())
-	}
+	_ = call(func() {
+		b.ac.Call("abort", reason)
+		if !b.reader.IsUndefined() {
+			b.reader.Call("cancel", reason).Call("catch", ignore())
+		}
+	})
 	return nil
 }
 
