@@ -3,13 +3,22 @@
 // (@modelcontextprotocol/sdk, server-everything's dependency) in the same
 // run (issue 15 goal: <= 5 ms per call and <= 1.5x the SDK).
 //   make build && node bench/mcp.bench.mjs
+// Both clients talk to the same server process, send the same arguments
+// and make one POST per call. After their first calls (the "first" rows:
+// V8 is still compiling the hot code of both, for the Go wasm on a
+// background thread) both warm up alike, then the steady rounds alternate
+// between them, ROUNDS x BLOCK calls each, so that a change of the
+// machine's load falls on both.
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { createSession } from '../npm/src/entry-node.mjs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-const N = 300;
+const FIRST = 100;
+const WARM = Number(process.env.WARM ?? 500);
+const ROUNDS = Number(process.env.ROUNDS ?? 8);
+const BLOCK = 50;
 const server = spawn(process.execPath, ['--import', './mcp/testdata/loopback.mjs',
   'node_modules/@modelcontextprotocol/server-everything/dist/index.js', 'streamableHttp'],
 { env: { PORT: '0' }, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -22,40 +31,61 @@ const url = await new Promise((resolve) => {
   });
 });
 
-async function measure(call) {
-  for (let i = 0; i < 30; i++) await call(i); // warm-up
-  const t = [];
+// run makes n calls; it adds their times to t and returns the CPU they took
+// in this process (the client: the server is another process; it includes
+// V8's background threads).
+async function run(call, n, t) {
   const cpu0 = process.cpuUsage();
-  for (let i = 0; i < N; i++) {
+  for (let i = 0; i < n; i++) {
     const t0 = performance.now();
     await call(i);
     t.push(performance.now() - t0);
   }
   const cpu = process.cpuUsage(cpu0);
+  return (cpu.user + cpu.system) / 1000;
+}
+
+function figures(t, cpu) {
   t.sort((a, b) => a - b);
-  // CPU of this process (the client; the server is another process) per
-  // call: on a shared machine the wall time is mostly waiting for a core.
-  return { p50: t[N >> 1], p95: t[Math.floor(N * 0.95)], cpu: (cpu.user + cpu.system) / 1000 / N };
+  return { p50: t[t.length >> 1], p95: t[Math.floor(t.length * 0.95)], cpu: cpu / t.length };
 }
 
 const s = await createSession({ mcpServers: [{ name: 'everything', url }] });
-const wasm = await measure(async (i) => {
-  const r = await s.tool('mcp__everything__echo', { message: `m${i}` });
-  if (r.output !== `Echo: m${i}`) throw new Error(r.output);
-});
-await s.close();
-
 const client = new Client({ name: 'bench', version: '1' });
 await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-const sdk = await measure(async (i) => {
-  const r = await client.callTool({ name: 'echo', arguments: { message: `m${i}` } });
-  if (r.content[0].text !== `Echo: m${i}`) throw new Error(r.content[0].text);
-});
+const clients = {
+  wasm: async (i) => {
+    const r = await s.tool('mcp__everything__echo', { message: `m${i}` });
+    if (r.output !== `Echo: m${i}`) throw new Error(r.output);
+  },
+  sdk: async (i) => {
+    const r = await client.callTool({ name: 'echo', arguments: { message: `m${i}` } });
+    if (r.content[0].text !== `Echo: m${i}`) throw new Error(r.content[0].text);
+  },
+};
+
+const first = {};
+for (const k of ['wasm', 'sdk']) {
+  const t = [];
+  first[k] = figures(t, await run(clients[k], FIRST, t));
+}
+for (let i = 0; i < WARM; i += BLOCK) for (const k of ['wasm', 'sdk']) await run(clients[k], BLOCK, []);
+const times = { wasm: [], sdk: [] };
+const cpu = { wasm: 0, sdk: 0 };
+for (let r = 0; r < ROUNDS; r++) {
+  for (const k of r % 2 ? ['sdk', 'wasm'] : ['wasm', 'sdk']) cpu[k] += await run(clients[k], BLOCK, times[k]);
+}
+const wasm = figures(times.wasm, cpu.wasm);
+const sdk = figures(times.sdk, cpu.sdk);
+await s.close();
 await client.close();
 server.kill('SIGKILL');
 
-console.log(`| MCP echo, ${N} sequential calls | p50 ms | p95 ms | client CPU ms per call |`);
+const row = (name, f) => `| ${name} | ${f.p50.toFixed(2)} | ${f.p95.toFixed(2)} | ${f.cpu.toFixed(2)} |`;
+console.log(`| MCP echo, sequential calls | p50 ms | p95 ms | client CPU ms per call |`);
 console.log('|---|---:|---:|---:|');
-console.log(`| wasm in Node, through the kernel | ${wasm.p50.toFixed(2)} | ${wasm.p95.toFixed(2)} | ${wasm.cpu.toFixed(2)} |`);
-console.log(`| @modelcontextprotocol/sdk client | ${sdk.p50.toFixed(2)} | ${sdk.p95.toFixed(2)} | ${sdk.cpu.toFixed(2)} |`);
-console.log(`ratio p50 wasm/sdk: ${(wasm.p50 / sdk.p50).toFixed(2)}`);
+console.log(row(`wasm in Node, through the kernel, steady (${ROUNDS * BLOCK} calls)`, wasm));
+console.log(row(`@modelcontextprotocol/sdk client, steady (${ROUNDS * BLOCK} calls)`, sdk));
+console.log(row(`wasm, first ${FIRST} calls of the session`, first.wasm));
+console.log(row(`sdk, first ${FIRST} calls of the client`, first.sdk));
+console.log(`ratio wasm/sdk, steady: p50 ${(wasm.p50 / sdk.p50).toFixed(2)}, CPU ${(wasm.cpu / sdk.cpu).toFixed(2)}`);

@@ -309,13 +309,24 @@ func (c *Client) rpc(ctx context.Context, method string, params any, id *int64) 
 	}
 	header := c.headers()
 	hadSession := header["Mcp-Session-Id"] != ""
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	// The request lives until ctx ends, or until its answer arrived and
+	// the rest of its stream was drained after the call returned.
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
 	res, err := fetch.Do(rctx, &fetch.Request{Method: "POST", URL: c.url, Header: header, Body: body})
 	if err != nil {
+		stop()
+		cancel()
 		return nil, ctxOr(ctx, err)
 	}
-	defer res.Body.Close()
+	drained := false
+	defer func() {
+		if !drained {
+			stop()
+			res.Body.Close()
+			cancel()
+		}
+	}()
 	if res.Status >= 400 {
 		text, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
 		if hadSession && (res.Status == 404 || res.Status == 400 && bytes.Contains(bytes.ToLower(text), []byte("session"))) {
@@ -332,8 +343,9 @@ func (c *Client) rpc(ctx context.Context, method string, params any, id *int64) 
 	ct := res.Header["content-type"]
 	if strings.HasPrefix(ct, "text/event-stream") {
 		raw, err := c.readSSE(ctx, res.Body, method, want)
-		if err == nil {
-			c.drain(res.Body, cancel)
+		if err == nil && !c.noDrain.Load() && stop() {
+			drained = true
+			go c.drain(res.Body, cancel)
 		}
 		return raw, err
 	}
@@ -370,31 +382,33 @@ func match(data []byte, want, method string) (json.RawMessage, bool, error) {
 }
 
 // drainWait bounds drain.
-const drainWait = 20 * time.Millisecond
+const drainWait = time.Second
 
-// drain reads the rest of a stream whose answer arrived, up to its end, so
-// that closing it needs no abort: the abort of a JS fetch was about a tenth
-// of a call's CPU, and natively an early close can give up the connection.
-// The spec says a server SHOULD close the stream after its response; one
-// that holds it open is cut off after drainWait, and its client drains no
-// more.
-func (c *Client) drain(body io.Reader, cancel context.CancelFunc) {
-	if c.noDrain.Load() {
-		return
-	}
+// drain reads the rest of a stream whose answer was returned, up to its
+// end, on its own goroutine, then closes it. A stream read to its end
+// needs no abort, and its connection serves the next request: the abort
+// of a JS fetch was about a tenth of a call's CPU, and natively an early
+// close gives up the connection. The call does not wait for the end. The
+// spec says a server SHOULD close the stream after its response; one that
+// holds it open is cut off after drainWait, and its client drains no more.
+// (A 20 ms bound, waited for by the call, ran out under load in the first
+// calls of a session, so that every later call aborted.)
+func (c *Client) drain(body io.ReadCloser, cancel context.CancelFunc) {
 	t := time.AfterFunc(drainWait, func() {
 		c.noDrain.Store(true)
 		cancel()
 	})
-	defer t.Stop()
 	var buf [512]byte
 	for n := 0; n < 64<<10; {
 		m, err := body.Read(buf[:])
 		if err != nil {
-			return
+			break
 		}
 		n += m
 	}
+	t.Stop()
+	body.Close()
+	cancel()
 }
 
 // readers are readSSE's buffers, reused: a 32 KiB buffer made per call

@@ -77,6 +77,18 @@ func fake(t *testing.T, callMode string) *httptest.Server {
 				fmt.Fprintf(w, "data: %s\n\n", b)
 				w.(http.Flusher).Flush()
 				<-r.Context().Done()
+			case "sse-release": // the answer, the stream held until the test releases it, then its end
+				w.Header().Set("Content-Type", "text/event-stream")
+				b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "fine"}}}})
+				fmt.Fprintf(w, "data: %s\n\n", b)
+				w.(http.Flusher).Flush()
+				select {
+				case <-releaseStream:
+					fmt.Fprint(w, ": end\n\n")
+					streamEnds <- "ended"
+				case <-r.Context().Done():
+					streamEnds <- "aborted by the client"
+				}
 			case "sse-closed": // the answer, then the stream's end
 				w.Header().Set("Content-Type", "text/event-stream")
 				b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "fine"}}}})
@@ -153,5 +165,38 @@ func TestFakeStreamAfterAnswer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The streams of sse-release: the test sends on releaseStream to end one,
+// and reads how it ended from streamEnds.
+var releaseStream, streamEnds = make(chan struct{}), make(chan string, 1)
+
+// A call returns as soon as its answer arrived, before the stream ends;
+// the rest of the stream is still read to its end (not aborted), call
+// after call.
+func TestFakeDrainAfterReturn(t *testing.T) {
+	srv := fake(t, "sse-release")
+	s := newSession(t, kernel.Governance{ToolTimeout: 20 * time.Second})
+	if _, err := s.AddMcp(context.Background(), mcp.Config{Name: "fake", URL: srv.URL}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if res := call(t, s, "mcp__fake__alpha", nil); res.ExitCode != 0 || res.Output != "fine" {
+			t.Fatalf("call %d: got %+v", i, res)
+		}
+		// A client that gave up on the stream has closed it by now (the
+		// server sees that within milliseconds); one that drains it waits
+		// for its end for up to a second.
+		time.Sleep(100 * time.Millisecond)
+		end := ""
+		select {
+		case releaseStream <- struct{}{}:
+			end = <-streamEnds
+		case end = <-streamEnds:
+		}
+		if end != "ended" {
+			t.Fatalf("call %d: the stream was %s", i, end)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"strings"
@@ -16,10 +17,17 @@ import (
 // per request: a host may install or wrap it after start.
 var (
 	jsAbortController = js.Global().Get("AbortController")
-	jsObject          = js.Global().Get("Object")
 	jsUint8Array      = js.Global().Get("Uint8Array")
 	jsArray           = js.Global().Get("Array")
+	jsJSON            = js.Global().Get("JSON")
 )
+
+// initSpec is the part of fetch's init that is text.
+type initSpec struct {
+	Method   string            `json:"method"`
+	Headers  map[string]string `json:"headers,omitempty"`
+	Redirect string            `json:"redirect,omitempty"`
+}
 
 // do calls the global fetch with an AbortController that ctx aborts. It
 // runs on a goroutine and only waits on promises through jsbridge.Await,
@@ -27,18 +35,20 @@ var (
 func do(ctx context.Context, method string, req *Request) (*Response, error) {
 	op := "fetch " + req.URL
 	ac := jsAbortController.New()
-	stop := context.AfterFunc(ctx, func() { ac.Call("abort") })
-	headers := jsObject.New()
-	for k, v := range req.Header {
-		headers.Set(k, v)
-	}
-	init := jsObject.New()
-	init.Set("method", method)
-	init.Set("headers", headers)
-	init.Set("signal", ac.Get("signal"))
+	stop := context.AfterFunc(ctx, func() { _ = call(func() { ac.Call("abort") }) })
+	// The init's strings cross in one JSON text: a Set per header cost
+	// two crossings and a JS reference with a finalizer per string.
+	spec := initSpec{Method: method, Headers: req.Header}
 	if req.NoRedirect {
-		init.Set("redirect", "manual")
+		spec.Redirect = "manual"
 	}
+	text, err := json.Marshal(spec)
+	if err != nil {
+		stop()
+		return nil, ctxErr(ctx, op, err)
+	}
+	init := jsJSON.Call("parse", string(text))
+	init.Set("signal", ac.Get("signal"))
 	if req.Body != nil {
 		b := jsUint8Array.New(len(req.Body))
 		js.CopyBytesToJS(b, req.Body)
@@ -104,7 +114,11 @@ func (b *body) Read(p []byte) (int, error) {
 			b.err = io.EOF
 			continue
 		}
-		r, err := jsbridge.Await(b.ctx, b.reader.Call("read"))
+		var r js.Value
+		err := call(func() { r = b.reader.Call("read") })
+		if err == nil {
+			r, err = jsbridge.Await(b.ctx, r)
+		}
 		if err != nil {
 			b.err = ctxErr(b.ctx, "fetch body", err)
 			continue
@@ -139,11 +153,16 @@ func (b *body) Close() error {
 	if done {
 		return nil
 	}
+	// A host may refuse these (a Worker, for a stream of another request's
+	// I/O): the body is given up either way, and a throw must not end the
+	// instance, as a panic on the goroutine that drains it would.
 	reason := closedReason()
-	b.ac.Call("abort", reason)
-	if !b.reader.IsUndefined() {
-		b.reader.Call("cancel", reason).Call("catch", ignore())
-	}
+	_ = call(func() {
+		b.ac.Call("abort", reason)
+		if !b.reader.IsUndefined() {
+			b.reader.Call("cancel", reason).Call("catch", ignore())
+		}
+	})
 	return nil
 }
 
