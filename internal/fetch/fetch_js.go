@@ -86,16 +86,17 @@ func headerMap(s string) map[string]string {
 
 // body reads a ReadableStream through its reader, one chunk per promise.
 // The reads settle through one pair of callbacks made at the first read
-// and kept for the rest: a jsbridge.Await per read made two js.Func,
+// and kept for the rest (a jsbridge.Await per read made two js.Func,
 // checked that the value was a promise, and left two references for the
-// finalizer to release, five crossings of the body's ten per chunk.
+// finalizer to release), and a chunk is copied straight into the caller's
+// buffer.
 type body struct {
 	ctx    context.Context
 	ac     js.Value
 	stop   func() bool
 	reader js.Value // undefined for a response without a body
-	buf    []byte   // the unread rest of the last chunk
-	store  []byte   // buf's backing array, reused across chunks
+	buf    []byte   // the unread rest of a chunk longer than the read's buffer
+	store  []byte   // buf's backing array, reused
 	err    error
 
 	got           chan settled // the read in flight, once settled
@@ -163,7 +164,15 @@ func (b *body) release() {
 }
 
 func (b *body) Read(p []byte) (int, error) {
-	for len(b.buf) == 0 {
+	if len(b.buf) > 0 {
+		n := copy(p, b.buf)
+		b.buf = b.buf[n:]
+		return n, nil
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
 		if b.err != nil {
 			return 0, b.err
 		}
@@ -180,23 +189,22 @@ func (b *body) Read(p []byte) (int, error) {
 			b.err = io.EOF
 			continue
 		}
-		// Most chunks fit the last one's array: the length is asked only
-		// when the copy filled it.
-		if cap(b.store) == 0 {
-			b.store = make([]byte, 4096)
-		}
-		n := js.CopyBytesToGo(b.store[:cap(b.store)], v)
-		if n == cap(b.store) {
+		// The chunk goes straight into p; its length is asked only when
+		// it filled p, and a longer chunk's rest waits in store.
+		n := js.CopyBytesToGo(p, v)
+		if n == len(p) {
 			if m := v.Get("byteLength").Int(); m > n {
-				b.store = make([]byte, m)
-				n = js.CopyBytesToGo(b.store, v)
+				if cap(b.store) < m {
+					b.store = make([]byte, m)
+				}
+				js.CopyBytesToGo(b.store[:m], v)
+				b.buf = b.store[n:m]
 			}
 		}
-		b.buf = b.store[:n]
+		if n > 0 {
+			return n, nil
+		}
 	}
-	n := copy(p, b.buf)
-	b.buf = b.buf[n:]
-	return n, nil
 }
 
 // Close cancels the rest of the body and aborts the request; a body read
