@@ -84,12 +84,8 @@ func headerMap(s string) map[string]string {
 	return h
 }
 
-// body reads a ReadableStream through its reader, one chunk per promise.
-// The reads settle through one pair of callbacks made at the first read
-// and kept for the rest (a jsbridge.Await per read made two js.Func,
-// checked that the value was a promise, and left two references for the
-// finalizer to release), and a chunk is copied straight into the caller's
-// buffer.
+// body reads a ReadableStream through its reader, one chunk per promise,
+// each chunk copied straight into the caller's buffer.
 type body struct {
 	ctx    context.Context
 	ac     js.Value
@@ -98,69 +94,16 @@ type body struct {
 	buf    []byte   // the unread rest of a chunk longer than the read's buffer
 	store  []byte   // buf's backing array, reused
 	err    error
-
-	got           chan settled // the read in flight, once settled
-	onOK, onFail  js.Func
-	mu            sync.Mutex
-	pending, done bool // a read is in flight; Close was called
-}
-
-// settled is a read promise's outcome.
-type settled struct {
-	v   js.Value
-	err error
 }
 
 // read waits for the reader's next chunk: its value, or undefined at the
 // end of the stream.
 func (b *body) read() (js.Value, error) {
-	if b.got == nil {
-		b.got = make(chan settled, 1) // a read settling after ctx ended never blocks
-		b.onOK = js.FuncOf(func(_ js.Value, args []js.Value) any {
-			b.settle(settled{v: args[0].Get("value")})
-			return nil
-		})
-		b.onFail = js.FuncOf(func(_ js.Value, args []js.Value) any {
-			msg := "promise rejected"
-			if len(args) > 0 {
-				msg = jsbridge.JSErrorString(args[0])
-			}
-			b.settle(settled{err: errors.New(msg)})
-			return nil
-		})
+	r, err := jsbridge.Await(b.ctx, b.reader.Call("read"))
+	if err != nil {
+		return js.Undefined(), err
 	}
-	b.mu.Lock()
-	b.pending = true
-	b.mu.Unlock()
-	b.reader.Call("read").Call("then", b.onOK, b.onFail)
-	select {
-	case r := <-b.got:
-		return r.v, r.err
-	case <-b.ctx.Done():
-		return js.Undefined(), b.ctx.Err()
-	}
-}
-
-// settle hands a read's outcome to read, releasing the callbacks when
-// Close came while the read was in flight.
-func (b *body) settle(r settled) {
-	b.mu.Lock()
-	got := b.got
-	b.pending = false
-	if b.done {
-		b.release()
-	}
-	b.mu.Unlock()
-	got <- r
-}
-
-// release frees the read callbacks (b.mu held).
-func (b *body) release() {
-	if b.got != nil {
-		b.onOK.Release()
-		b.onFail.Release()
-		b.got = nil
-	}
+	return r.Get("value"), nil
 }
 
 func (b *body) Read(p []byte) (int, error) {
@@ -212,12 +155,6 @@ func (b *body) Read(p []byte) (int, error) {
 // one, every abort builds a DOMException with its stack, which was a
 // visible part of an agent turn's time in wasm.
 func (b *body) Close() error {
-	b.mu.Lock()
-	b.done = true
-	if !b.pending {
-		b.release()
-	}
-	b.mu.Unlock()
 	done := b.err == io.EOF
 	if b.err == nil {
 		b.err = errors.New("fetch body: read after close")
