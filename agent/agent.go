@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/a3s-lab/code-wasm/internal/digest"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/a3s-lab/code-wasm/errkind"
+	"github.com/a3s-lab/code-wasm/internal/digest"
 	"github.com/a3s-lab/code-wasm/kernel"
 	"github.com/a3s-lab/code-wasm/llm"
 )
@@ -124,6 +125,9 @@ type run struct {
 	recent []string
 	// blocked is the signature the guard refused last, "" after a call ran.
 	blocked string
+	// toolSrc are the tools the last turn offered, toolDefs their list.
+	toolSrc  []kernel.Tool
+	toolDefs []llm.Tool
 }
 
 func (r *run) ev(typ string, payload map[string]any) {
@@ -271,15 +275,34 @@ func (r *run) turn(ctx context.Context) (llm.Message, llm.Usage, error) {
 }
 
 // tools lists the session's tools as the model sees them (the registry
-// may change between turns: registerTool, MCP).
+// may change between turns: registerTool, MCP). A turn that finds the
+// same tool values under the same names as the run's last turn reuses its
+// list: Parameters copies a built-in's constant schema on every call
+// (12 KB a turn for the built-in tools). Only pointers are compared (a
+// re-registered tool is a new one); a tool of another kind is read anew.
 func (r *run) tools() []llm.Tool {
 	reg := r.cfg.Kernel.Registry()
-	var out []llm.Tool
-	for _, n := range r.names() {
-		if t, ok := reg.Lookup(n); ok {
-			out = append(out, llm.Tool{Name: n, Description: t.Description(), Parameters: t.Parameters()})
+	names := r.names()
+	src := make([]kernel.Tool, 0, len(names))
+	same := true
+	for _, n := range names {
+		t, ok := reg.Lookup(n)
+		if !ok {
+			continue
 		}
+		i := len(src)
+		same = same && i < len(r.toolSrc) && reflect.TypeOf(t).Kind() == reflect.Pointer && t == r.toolSrc[i] && n == r.toolDefs[i].Name
+		src = append(src, t)
+		names[i] = n
 	}
+	if same && len(src) == len(r.toolSrc) {
+		return r.toolDefs
+	}
+	out := make([]llm.Tool, len(src))
+	for i, t := range src {
+		out[i] = llm.Tool{Name: names[i], Description: t.Description(), Parameters: t.Parameters()}
+	}
+	r.toolSrc, r.toolDefs = src, out
 	return out
 }
 

@@ -422,3 +422,41 @@ func TestWireRunToolCall(t *testing.T) {
 		}
 	})
 }
+
+// registerLate registers late_tool when it runs: the run's next turn
+// offers it (the tool list of a turn is reused only while the same tools
+// stay registered).
+type registerLate struct{ s **core.Session }
+
+func (registerLate) Name() string                { return "register_late" }
+func (registerLate) Description() string         { return "Registers late_tool." }
+func (registerLate) Parameters() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
+func (registerLate) Capabilities(json.RawMessage) kernel.Capabilities {
+	return kernel.Conservative()
+}
+func (r registerLate) Execute(context.Context, *kernel.Call) (*kernel.Result, error) {
+	return kernel.OK("registered", nil), (*r.s).RegisterTool(&lateTool{})
+}
+
+type lateTool struct{ slowRead }
+
+func (*lateTool) Name() string { return "late_tool" }
+
+func TestWireToolsChangeBetweenTurns(t *testing.T) {
+	var s *core.Session
+	w := newWire(t, "openai", core.Options{Tools: []kernel.Tool{registerLate{&s}}},
+		calls(call{"c1", "read", `{"file_path":"b.txt"}`}), calls(call{"c2", "register_late", `{}`}), text("done"))
+	s = w.s
+	if _, err := w.s.Send(context.Background(), "go", nil); err != nil {
+		t.Fatalf("%v (server rejected: %v)", err, w.log(0).Rejected)
+	}
+	reqs := w.log(0).Requests
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	for i, want := range []bool{false, false, true} {
+		if got := strings.Contains(string(reqs[i].Body), `"name":"late_tool"`); got != want {
+			t.Errorf("request %d offers late_tool: %v, want %v", i, got, want)
+		}
+	}
+}

@@ -46,7 +46,7 @@ type anMessage struct {
 
 // body is the wire request: tool results first in their user message, a
 // call's arguments as an object ({} if they do not parse).
-func (c *anthropic) body(r *Request) (b map[string]any, tools []byte) {
+func (c *anthropic) body(r *Request, wire []byte) (b map[string]any, tools []byte) {
 	msgs := make([]anMessage, 0, len(r.Messages))
 	for _, m := range r.merged() {
 		am := anMessage{Role: string(m.Role)}
@@ -79,7 +79,7 @@ func (c *anthropic) body(r *Request) (b map[string]any, tools []byte) {
 		b["temperature"] = *r.Temperature
 	}
 	if len(r.Tools) > 0 {
-		tools = c.t.tools.write(r.Tools, func(buf []byte, t Tool) []byte {
+		tools = c.t.tools.write(wire, r.Tools, func(buf []byte, t Tool) []byte {
 			if t.Description != "" {
 				buf = appendJSONString(append(buf, `{"description":`...), t.Description)
 				buf = append(buf, ',')

@@ -292,16 +292,17 @@ type decoder interface {
 // request checks req, encodes its wire body, adds the configured headers
 // to h (theirs win) and streams the answer of path through a new decoder.
 func (t *transport) request(ctx context.Context, req Request, path string, h map[string]string,
-	body func(*Request) (map[string]any, []byte), newDecoder func() decoder) iter.Seq2[Chunk, error] {
+	body func(r *Request, wire []byte) (map[string]any, []byte), newDecoder func() decoder) iter.Seq2[Chunk, error] {
 	for k, v := range t.cfg.Headers {
 		h[strings.ToLower(k)] = v
 	}
 	return func(yield func(Chunk, error) bool) {
-		if err := req.check(); err != nil {
+		wire := t.tools.lookup(req.Tools)
+		if err := req.check(wire != nil); err != nil {
 			yield(Chunk{}, err)
 			return
 		}
-		b, err := encodeBody(body(&req))
+		b, err := encodeBody(body(&req, wire))
 		if err != nil {
 			yield(Chunk{}, &Error{kind: errkind.InvalidArgument, Message: "llm request: " + err.Error()})
 			return

@@ -66,7 +66,7 @@ func TestRequestCheck(t *testing.T) {
 		{Request{Messages: []Message{user}, ToolChoice: ToolChoice{Type: "any"}}, "toolChoice.type"},
 		{Request{Messages: []Message{user}, ToolChoice: ToolChoice{Type: ToolChoiceRequired}}, "tools is empty"},
 	} {
-		err := c.req.check()
+		err := c.req.check(false)
 		if !errkind.Is(err, errkind.InvalidArgument) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%+v: got %v, want %q", c.req, err, c.msg)
 		}
@@ -282,23 +282,33 @@ func TestAnthropicCacheUsage(t *testing.T) {
 }
 
 // The tools array is written once while the tools stay the same, and
-// written anew when any changes, also in place in the caller's buffer.
+// written anew when any changes, also in place in the caller's buffer; a
+// schema changed in place is checked again.
 func TestToolsCache(t *testing.T) {
 	c := &openAI{transport{cfg: Config{Model: "m"}, tools: &toolsCache{}}}
 	params := []byte(`{"type":"object","properties":{"a":{"type":"string"}}}`)
 	req := Request{Messages: []Message{{Role: User, Text: "hi"}}, Tools: []Tool{{Name: "x", Description: "d", Parameters: params}}}
-	_, first := c.body(&req)
-	_, again := c.body(&req)
+	body := func() []byte {
+		_, b := c.body(&req, c.t.tools.lookup(req.Tools))
+		return b
+	}
+	first := body()
+	again := body()
 	if &first[0] != &again[0] {
 		t.Fatal("the same tools were written twice")
 	}
 	copy(params[len(`{"type":"object","properties":{"`):], "b") // the caller reuses its buffer
-	_, changed := c.body(&req)
+	changed := body()
 	if !strings.Contains(string(changed), `"properties":{"b"`) {
 		t.Fatalf("a schema changed in place was not written anew: %s", changed)
 	}
+	params[len(params)-1] = ']'
+	if err := req.check(c.t.tools.lookup(req.Tools) != nil); err == nil || !strings.Contains(err.Error(), "not a JSON object") {
+		t.Fatalf("a schema broken in place passed the check: %v", err)
+	}
+	params[len(params)-1] = '}'
 	req.Tools = append(req.Tools, Tool{Name: "y"})
-	_, more := c.body(&req)
+	more := body()
 	if !strings.Contains(string(more), `"name":"y"`) || !json.Valid(more) {
 		t.Fatalf("an added tool is missing: %s", more)
 	}

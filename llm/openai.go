@@ -38,7 +38,7 @@ type oaToolCall struct {
 
 // body is the wire request: the system prompt first, tool results as one
 // "tool" message per call before the user's text.
-func (c *openAI) body(r *Request) (b map[string]any, tools []byte) {
+func (c *openAI) body(r *Request, wire []byte) (b map[string]any, tools []byte) {
 	var msgs []oaMessage
 	if r.System != "" {
 		msgs = append(msgs, oaMessage{Role: "system", Content: &r.System})
@@ -81,7 +81,7 @@ func (c *openAI) body(r *Request) (b map[string]any, tools []byte) {
 		b["temperature"] = *r.Temperature
 	}
 	if len(r.Tools) > 0 {
-		tools = c.t.tools.write(r.Tools, func(buf []byte, t Tool) []byte {
+		tools = c.t.tools.write(wire, r.Tools, func(buf []byte, t Tool) []byte {
 			buf = appendJSONString(append(buf, `{"type":"function","function":{"name":`...), t.Name)
 			if t.Description != "" {
 				buf = appendJSONString(append(buf, `,"description":`...), t.Description)

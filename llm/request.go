@@ -13,7 +13,7 @@ import (
 
 // check refuses a request no provider would accept, before anything is
 // sent: an *Error of kind invalid_argument naming the field.
-func (r *Request) check() error {
+func (r *Request) check(schemasChecked bool) error {
 	bad := func(format string, a ...any) error {
 		return &Error{kind: errkind.InvalidArgument, Message: "llm request: " + fmt.Sprintf(format, a...)}
 	}
@@ -59,7 +59,7 @@ func (r *Request) check() error {
 			return bad("tools[%d]: %q is listed twice", i, t.Name)
 		}
 		names[t.Name] = true
-		if t.Parameters != nil && !isJSONObject(t.Parameters) {
+		if !schemasChecked && t.Parameters != nil && !isJSONObject(t.Parameters) {
 			return bad("tools[%d].parameters is not a JSON object", i)
 		}
 	}
@@ -199,11 +199,13 @@ type toolsCache struct {
 	wire  []byte
 }
 
-// write is writeTools(ts, one), or the same bytes as last time when ts
-// equals the last tools. A nil cache writes every time.
-func (c *toolsCache) write(ts []Tool, one func(buf []byte, t Tool) []byte) []byte {
-	if c == nil {
-		return writeTools(ts, one)
+// lookup is the tools array last written when ts equals the tools it was
+// written from (their schemas were checked then), else nil. One compare of
+// every schema: it costs what a check of them costs (~500 MB/s under
+// js/wasm), so a request that finds its tools here checks nothing more.
+func (c *toolsCache) lookup(ts []Tool) []byte {
+	if c == nil || len(ts) == 0 {
+		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -212,12 +214,27 @@ func (c *toolsCache) write(ts []Tool, one func(buf []byte, t Tool) []byte) []byt
 	}) {
 		return c.wire
 	}
-	c.wire = writeTools(ts, one)
+	return nil
+}
+
+// write is wire when lookup found it, else writeTools(ts, one), kept as
+// the last tools array. A nil cache writes every time.
+func (c *toolsCache) write(wire []byte, ts []Tool, one func(buf []byte, t Tool) []byte) []byte {
+	if wire != nil {
+		return wire
+	}
+	wire = writeTools(ts, one)
+	if c == nil {
+		return wire
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.wire = wire
 	c.tools = make([]Tool, len(ts))
 	for i, t := range ts {
 		c.tools[i] = Tool{Name: t.Name, Description: t.Description, Parameters: bytes.Clone(t.Parameters)}
 	}
-	return c.wire
+	return wire
 }
 
 // appendJSONString appends s as a JSON string, escaped as encoding/json

@@ -94,19 +94,43 @@ func headerMap(s string) map[string]string {
 	return h
 }
 
-// body reads a ReadableStream through its reader, one chunk per promise.
+// body reads a ReadableStream through its reader, one chunk per promise,
+// each chunk copied straight into the caller's buffer.
 type body struct {
 	ctx    context.Context
 	ac     js.Value
 	stop   func() bool
 	reader js.Value // undefined for a response without a body
-	buf    []byte   // the unread rest of the last chunk
-	store  []byte   // buf's backing array, reused across chunks
+	buf    []byte   // the unread rest of a chunk longer than the read's buffer
+	store  []byte   // buf's backing array, reused
 	err    error
 }
 
+// read waits for the reader's next chunk: its value, or undefined at the
+// end of the stream. A host that refuses the read (a throw) gives an
+// error, not a panic.
+func (b *body) read() (js.Value, error) {
+	var r js.Value
+	err := call(func() { r = b.reader.Call("read") })
+	if err == nil {
+		r, err = jsbridge.Await(b.ctx, r)
+	}
+	if err != nil {
+		return js.Undefined(), err
+	}
+	return r.Get("value"), nil
+}
+
 func (b *body) Read(p []byte) (int, error) {
-	for len(b.buf) == 0 {
+	if len(b.buf) > 0 {
+		n := copy(p, b.buf)
+		b.buf = b.buf[n:]
+		return n, nil
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
 		if b.err != nil {
 			return 0, b.err
 		}
@@ -114,30 +138,31 @@ func (b *body) Read(p []byte) (int, error) {
 			b.err = io.EOF
 			continue
 		}
-		var r js.Value
-		err := call(func() { r = b.reader.Call("read") })
-		if err == nil {
-			r, err = jsbridge.Await(b.ctx, r)
-		}
+		v, err := b.read()
 		if err != nil {
 			b.err = ctxErr(b.ctx, "fetch body", err)
 			continue
 		}
-		if r.Get("done").Bool() {
+		if v.IsUndefined() { // done
 			b.err = io.EOF
 			continue
 		}
-		v := r.Get("value")
-		n := v.Get("byteLength").Int()
-		if cap(b.store) < n {
-			b.store = make([]byte, n)
+		// The chunk goes straight into p; its length is asked only when
+		// it filled p, and a longer chunk's rest waits in store.
+		n := js.CopyBytesToGo(p, v)
+		if n == len(p) {
+			if m := v.Get("byteLength").Int(); m > n {
+				if cap(b.store) < m {
+					b.store = make([]byte, m)
+				}
+				js.CopyBytesToGo(b.store[:m], v)
+				b.buf = b.store[n:m]
+			}
 		}
-		b.buf = b.store[:n]
-		js.CopyBytesToGo(b.buf, v)
+		if n > 0 {
+			return n, nil
+		}
 	}
-	n := copy(p, b.buf)
-	b.buf = b.buf[n:]
-	return n, nil
 }
 
 // Close cancels the rest of the body and aborts the request; a body read

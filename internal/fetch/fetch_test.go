@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os/exec"
 	"runtime"
@@ -133,4 +134,42 @@ func TestErrors(t *testing.T) {
 		t.Fatalf("refused connection: %v", err)
 	}
 	t.Logf("refused connection: %v", err)
+}
+
+// A body larger than a read's buffer, in chunks larger than the last one,
+// arrives whole and in order.
+func TestLargeBody(t *testing.T) {
+	url := llmtest.ServerURL(t)
+	ctx := context.Background()
+	var text strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&text, "%05d ", i)
+	}
+	script, _ := json.Marshal(map[string]any{"provider": "openai", "replies": []any{map[string]any{"events": []any{
+		map[string]any{"text": "small"}, map[string]any{"text": text.String()}, map[string]any{"text": "end"}}}}})
+	res, err := fetch.Do(ctx, &fetch.Request{Method: "POST", URL: url + "/scripts", Body: script})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l llmtest.Loaded
+	err = json.NewDecoder(res.Body).Decode(&l)
+	res.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = fetch.Do(ctx, &fetch.Request{Method: "POST", URL: l.BaseURL + "/chat/completions",
+		Header: map[string]string{"content-type": "application/json", "authorization": "Bearer k"},
+		Body:   []byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`)})
+	if err != nil || res.Status != 200 {
+		t.Fatalf("stream: %v %v", res, err)
+	}
+	b, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, j, k := strings.Index(string(b), `"small"`), strings.Index(string(b), text.String()), strings.Index(string(b), `"end"`)
+	if i < 0 || j < i || k < j || !strings.HasSuffix(string(b), "data: [DONE]\n\n") {
+		t.Fatalf("a %d-byte body arrived out of order or in part (%d %d %d): ...%q", len(b), i, j, k, b[max(0, len(b)-80):])
+	}
 }
