@@ -18,7 +18,12 @@ func TestSyncState(t *testing.T) {
 	got := v.(map[string]string)
 	for _, m := range syncStateReadable {
 		one, err := ts.CallSync(id, m, nil)
-		noErr(t, err)
+		if err != nil { // a method a codewasm_core build leaves out
+			if v, ok := got[m]; ok {
+				t.Errorf("syncState %s = %s, callSync %s failed: %v", m, v, m, err)
+			}
+			continue
+		}
 		want, _ := json.Marshal(one)
 		if got[m] != string(want) {
 			t.Errorf("syncState %s = %s, callSync %s = %s", m, got[m], m, want)
