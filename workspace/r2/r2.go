@@ -172,8 +172,7 @@ func (f *FS) parentsAreDirs(ctx context.Context, name string) error {
 
 // together runs fns at once and returns when all have: requests that do
 // not depend on each other then cost one round trip to the bucket, not
-// one each (on Workers every request crosses to R2 and back; a session's
-// create asks three such questions about .a3s/agents).
+// one each (on Workers every request crosses to R2 and back).
 func together(fns ...func()) {
 	if len(fns) == 0 {
 		return
@@ -254,18 +253,19 @@ func (f *FS) listAll(ctx context.Context, prefix string) ([]Object, error) {
 }
 
 // ReadDir implements workspace.Driver: one delimited listing. Below the
-// root, whether name is a file, its first page and whether an ancestor is
-// a file are asked at once.
+// root, whether name is a file and its first page are asked at once; the
+// ancestors only when nothing is there (a walk lists many directories
+// that exist, and their ancestors need no asking).
 func (f *FS) ReadDir(ctx context.Context, name string) ([]workspace.Entry, error) {
 	prefix := f.dirPrefix(name)
 	var p Page
-	var err, perr error
+	var err error
 	list := func() { p, err = f.b.List(ctx, prefix, "/", "", ListLimit) }
 	if name == "." {
 		list()
 	} else {
 		var herr error
-		together(list, func() { _, herr = f.b.Head(ctx, f.key(name)) }, func() { perr = f.parentsAreDirs(ctx, name) })
+		together(list, func() { _, herr = f.b.Head(ctx, f.key(name)) })
 		if herr == nil {
 			return nil, workspace.ErrNotDir
 		} else if !errors.Is(herr, fs.ErrNotExist) {
@@ -295,8 +295,8 @@ func (f *FS) ReadDir(ctx context.Context, name string) ([]workspace.Entry, error
 		p, err = f.b.List(ctx, prefix, "/", p.Cursor, ListLimit)
 	}
 	if !any && name != "." {
-		if perr != nil {
-			return nil, perr
+		if err := f.parentsAreDirs(ctx, name); err != nil {
+			return nil, err
 		}
 		return nil, workspace.ErrNotExist
 	}
