@@ -71,6 +71,7 @@ test: deps test-vet test-types test-go test-wasm test-npm test-browser test-work
 test-vet:
 	$(GO) vet ./...
 	GOOS=js GOARCH=wasm $(GO) vet ./...
+	GOOS=js GOARCH=wasm $(GO) vet -tags codewasm_core ./wasm ./core ./internal/hostapi ./tools
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 
 # tsc --noEmit --checkJs of npm/src/*.mjs against npm/index.d.ts

@@ -7,6 +7,6 @@ package hostapi
 // tools; toolNames and toolDefinitions list web_fetch).
 var laterTranscripts = map[string]bool{
 	"addSkill": true, "hostToolInvoke": true, "registerTool": true, "removeSkill": true,
-	"runToolCall": true, "send": true, "skillNames": true, "task": true, "taskResult": true,
+	"runToolCall": true, "send": true, "skillNames": true, "syncState": true, "task": true, "taskResult": true,
 	"tasks": true, "toolDefinitions": true, "toolNames": true, "unregisterTool": true,
 }

@@ -5,8 +5,8 @@
 //   page → worker: createSession, call, callBytes, abort, callSync, subscribe,
 //                  nextEvents, unsubscribe, hostResult
 //   worker → page: ready, result, state, host, hostAbort, warn
-// After every call, and whenever a session's events show tools starting
-// or ending, the worker posts the session's synchronous state (toolNames,
+// After every call, and every 16 ms while a call of the session runs,
+// the worker posts the session's synchronous state (toolNames,
 // toolDefinitions, activeTools, pendingConfirmations, isClosed, mcpStatus,
 // skillNames) if it changed, so the page answers those synchronous methods
 // from a cache.
@@ -19,7 +19,7 @@ import { getModule } from './browser-wasm.mjs';
 const workerHostKinds = {};
 
 const STATE_METHODS = ['toolNames', 'toolDefinitions', 'activeTools', 'pendingConfirmations', 'isClosed', 'mcpStatus', 'skillNames'];
-const sessions = new Map(); // handle -> {subs: Map(local -> real), state: {}, monitor}
+const sessions = new Map(); // handle -> {subs: Map(local -> real), state: {}, last, running, timer}
 // A closed session's event subscriptions, kept until each has read the
 // events queued before the close (Go keeps them readable: core.Bus.Close).
 const draining = new Map(); // handle -> Map(local -> real)
@@ -54,26 +54,32 @@ function syncJSON(handle, method, args) {
   return typeof r === 'string' ? r : null;
 }
 
-// What each refresh re-reads: events change the running tools and the
-// pending confirmations; calls may also close the session or change the
-// tool surface (toolDefinitions, the largest, is re-read only when the
-// names changed).
-const ON_EVENTS = ['activeTools', 'pendingConfirmations'];
-const AFTER_CALL = ['activeTools', 'pendingConfirmations', 'isClosed', 'toolNames', 'mcpStatus', 'skillNames'];
+// What each refresh re-reads: while a call runs, the running tools and
+// the pending confirmations change; a call may also close the session or
+// change the tool surface (toolDefinitions, the largest, is re-read only
+// when the names changed). Each is one syncState (one Go entry, not one
+// per method), given as its JSON arguments.
+const DURING_CALL = JSON.stringify({ methods: ['activeTools', 'pendingConfirmations'] });
+const AFTER_CALL = JSON.stringify({ methods: ['activeTools', 'pendingConfirmations', 'isClosed', 'toolNames', 'mcpStatus', 'skillNames'] });
 
 // collectState re-reads methods and returns those whose JSON changed since
-// the page last got them, or null.
+// the page last got them, or null. s.last holds each read's last answer
+// while the state still agrees with it: the same answer again changed
+// nothing, and the common case costs no JSON.parse.
 function collectState(handle, methods) {
   const s = sessions.get(handle);
   if (!s) return null;
+  const all = syncJSON(handle, 'syncState', methods);
+  if (all === null || s.last.get(methods) === all) return null;
   const changed = {};
   let any = false;
-  const refresh = (m) => {
-    const v = syncJSON(handle, m);
-    if (v !== null && v !== s.state[m]) { s.state[m] = v; changed[m] = v; any = true; }
+  const take = (m, v) => {
+    if (v !== undefined && v !== null && v !== s.state[m]) { s.state[m] = v; changed[m] = v; any = true; }
   };
-  methods.forEach(refresh);
-  if (changed.toolNames) refresh('toolDefinitions');
+  for (const [m, v] of Object.entries(JSON.parse(all))) take(m, v);
+  if (changed.toolNames) take('toolDefinitions', syncJSON(handle, 'toolDefinitions'));
+  if (any) s.last.clear(); // the other reads' answers may not hold now
+  s.last.set(methods, all);
   return any ? changed : null;
 }
 
@@ -82,30 +88,25 @@ function pushState(handle, methods) {
   if (changed) post({ op: 'state', handle, state: changed });
 }
 
-// While events flow, the page's activeTools is refreshed at most every
-// 16 ms: a short call's start and end then cost no message of their own
-// (the result carries the state), and a long one shows as running.
-function scheduleState(handle) {
+// While a call of the session runs, the page's activeTools and
+// pendingConfirmations are refreshed every 16 ms, so a long call shows as
+// running; a short one costs no read of its own (its result carries the
+// state). The Worker once followed the session's events for this: two
+// batches of events per call, each a Go entry to deliver and one to wait
+// for the next, nearly half of a tool('read')'s Go entries.
+function busy(handle, d) {
   const s = sessions.get(handle);
-  if (!s || s.timer) return;
-  s.timer = setTimeout(() => { s.timer = null; pushState(handle, ON_EVENTS); }, 16);
-}
-
-// monitor follows a session's events to keep activeTools fresh on the page
-// while a long call runs.
-async function monitor(handle) {
-  const sub = syncJSON(handle, 'subscribe');
-  if (sub === null) return; // an older wasm without subscribe: state rides on results only
-  const id = JSON.parse(sub);
-  for (;;) {
-    let batch;
-    try {
-      batch = JSON.parse(await api.nextEvents(handle, id));
-    } catch (_) { break; }
-    scheduleState(handle);
-    if (batch.done) break;
+  if (!s) return;
+  s.running += d;
+  if (s.running > 0 && !s.timer) {
+    const tick = () => {
+      s.timer = null;
+      if (s.running <= 0 || !sessions.has(handle)) return;
+      pushState(handle, DURING_CALL);
+      s.timer = setTimeout(tick, 16);
+    };
+    s.timer = setTimeout(tick, 16);
   }
-  pushState(handle, AFTER_CALL);
 }
 
 // hostFor routes a session's host calls to the page by the id of the
@@ -127,7 +128,7 @@ function hostFor(session) {
       // page's code still gets the state as of now (activeTools shows the
       // call waiting on it) before it runs.
       queueMicrotask(() => {
-        for (const [handle, s] of sessions) if (s.createId === session) pushState(handle, ON_EVENTS);
+        for (const [handle, s] of sessions) if (s.createId === session) pushState(handle, DURING_CALL);
         post({ op: 'host', id, session, kind, payload: payloadJSON });
       });
     });
@@ -157,27 +158,31 @@ async function answer(id, fn, handle) {
 const handlers = {
   createSession: (m) => answer(m.id, async () => {
     const handle = await api.createSession(m.options, m.hasHost ? hostFor(m.id) : undefined, m.hostKinds, undefined, m.files);
-    const s = { subs: new Map(), state: {}, createId: m.id };
+    const s = { subs: new Map(), state: {}, last: new Map(), running: 0, timer: null, createId: m.id };
     sessions.set(handle, s);
-    for (const k of STATE_METHODS) s.state[k] = syncJSON(handle, k);
-    monitor(handle);
+    const all = JSON.parse(syncJSON(handle, 'syncState', JSON.stringify({ methods: STATE_METHODS })) ?? '{}');
+    for (const k of STATE_METHODS) s.state[k] = all[k] ?? null;
     return { handle, state: s.state };
   }),
   call: (m) => answer(m.id, async () => {
     const ac = m.hasSignal ? new AbortController() : undefined;
     if (ac) calls.set(m.id, ac);
+    busy(m.handle, 1);
     try {
       return await api.call(m.handle, m.method, m.args, ac?.signal);
     } finally {
+      busy(m.handle, -1);
       calls.delete(m.id);
     }
   }, m.handle).then(() => { if (m.method === 'close') closed(m.handle); }),
   callBytes: (m) => answer(m.id, async () => {
     const ac = m.hasSignal ? new AbortController() : undefined;
     if (ac) calls.set(m.id, ac);
+    busy(m.handle, 1);
     try {
       return await api.callBytes(m.handle, m.method, m.args, m.bytes, ac?.signal);
     } finally {
+      busy(m.handle, -1);
       calls.delete(m.id);
     }
   }, m.handle),

@@ -8,9 +8,12 @@ let apiPromise = null;
 
 // stats counts the Go instances this process, page or isolate started
 // and holds the last one's linear memory (the Worker's stats route shows
-// both: one instance per isolate, and how much memory it holds).
-/** @type {{goInstances: number, goMemory: WebAssembly.Memory | null}} */
-export const stats = { goInstances: 0, goMemory: null };
+// both: one instance per isolate, and how much memory it holds), and
+// counts the entries into Go (each JS -> Go callback and each Go timer
+// resumes the Go scheduler): work per call that does not depend on how
+// busy the machine is (bench/browser.bench.mjs reports it per round trip).
+/** @type {{goInstances: number, goMemory: WebAssembly.Memory | null, goEntries: number}} */
+export const stats = { goInstances: 0, goMemory: null, goEntries: 0 };
 
 export function loadApi(getModule) {
   if (!apiPromise) {
@@ -88,6 +91,8 @@ async function start(getModule) {
 async function startGo(getModule, node) {
   const mod = await getModule();
   const go = new globalThis.Go();
+  const resume = go._resume.bind(go);
+  go._resume = () => { stats.goEntries++; resume(); };
   const timeouts = node ? new IdleTimeouts() : null;
   if (timeouts) go._scheduledTimeouts = timeouts;
   let resolveReady;

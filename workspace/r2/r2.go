@@ -129,11 +129,14 @@ func (f *FS) ReadFile(ctx context.Context, name string) ([]byte, workspace.Versi
 	}
 	data, _, err := f.b.Get(ctx, f.key(name))
 	if errors.Is(err, fs.ErrNotExist) {
-		if dir, derr := f.isDir(ctx, name); derr == nil && dir {
+		var dir bool
+		var derr, perr error
+		together(func() { dir, derr = f.isDir(ctx, name) }, func() { perr = f.parentsAreDirs(ctx, name) })
+		if derr == nil && dir {
 			return nil, "", workspace.ErrIsDir
 		}
-		if err := f.parentsAreDirs(ctx, name); err != nil {
-			return nil, "", err
+		if perr != nil {
+			return nil, "", perr
 		}
 		return nil, "", workspace.ErrNotExist
 	}
@@ -144,15 +147,46 @@ func (f *FS) ReadFile(ctx context.Context, name string) ([]byte, workspace.Versi
 }
 
 // parentsAreDirs fails with ErrNotDir when an ancestor of name is a file.
+// It asks about every ancestor at once.
 func (f *FS) parentsAreDirs(ctx context.Context, name string) error {
+	var heads []func()
+	var errs []error
 	for d := path.Dir(name); d != "."; d = path.Dir(d) {
-		if _, err := f.b.Head(ctx, f.key(d)); err == nil {
+		i := len(heads)
+		errs = append(errs, nil)
+		heads = append(heads, func() { _, errs[i] = f.b.Head(ctx, f.key(d)) })
+	}
+	together(heads...)
+	for _, err := range errs {
+		if err == nil {
 			return workspace.ErrNotDir
-		} else if !errors.Is(err, fs.ErrNotExist) {
+		}
+	}
+	for _, err := range errs {
+		if !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
 	return nil
+}
+
+// together runs fns at once and returns when all have: requests that do
+// not depend on each other then cost one round trip to the bucket, not
+// one each (on Workers every request crosses to R2 and back).
+func together(fns ...func()) {
+	if len(fns) == 0 {
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(len(fns) - 1)
+	for _, fn := range fns[1:] {
+		go func() {
+			defer wg.Done()
+			fn()
+		}()
+	}
+	fns[0]()
+	wg.Wait()
 }
 
 // WriteFile implements workspace.Driver. With ifVersion, the put is
@@ -164,11 +198,14 @@ func (f *FS) WriteFile(ctx context.Context, name string, data []byte, ifVersion 
 }
 
 func (f *FS) write(ctx context.Context, name string, data []byte, ifVersion workspace.Version) (workspace.Version, error) {
-	if err := f.parentsAreDirs(ctx, name); err != nil {
-		return "", err
+	var dir bool
+	var perr, derr error
+	together(func() { perr = f.parentsAreDirs(ctx, name) }, func() { dir, derr = f.isDir(ctx, name) })
+	if perr != nil {
+		return "", perr
 	}
-	if dir, err := f.isDir(ctx, name); err != nil {
-		return "", err
+	if derr != nil {
+		return "", derr
 	} else if dir {
 		return "", workspace.ErrIsDir
 	}
@@ -215,20 +252,29 @@ func (f *FS) listAll(ctx context.Context, prefix string) ([]Object, error) {
 	}
 }
 
-// ReadDir implements workspace.Driver: one delimited listing.
+// ReadDir implements workspace.Driver: one delimited listing. Below the
+// root, whether name is a file and its first page are asked at once; the
+// ancestors only when nothing is there (a walk lists many directories
+// that exist, and their ancestors need no asking).
 func (f *FS) ReadDir(ctx context.Context, name string) ([]workspace.Entry, error) {
-	if name != "." {
-		if _, err := f.b.Head(ctx, f.key(name)); err == nil {
+	prefix := f.dirPrefix(name)
+	var p Page
+	var err error
+	list := func() { p, err = f.b.List(ctx, prefix, "/", "", ListLimit) }
+	if name == "." {
+		list()
+	} else {
+		var herr error
+		together(list, func() { _, herr = f.b.Head(ctx, f.key(name)) })
+		if herr == nil {
 			return nil, workspace.ErrNotDir
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return nil, err
+		} else if !errors.Is(herr, fs.ErrNotExist) {
+			return nil, herr
 		}
 	}
-	prefix := f.dirPrefix(name)
 	var out []workspace.Entry
-	cursor, any := "", false
+	any := false
 	for {
-		p, err := f.b.List(ctx, prefix, "/", cursor, ListLimit)
 		if err != nil {
 			return nil, err
 		}
@@ -246,7 +292,7 @@ func (f *FS) ReadDir(ctx context.Context, name string) ([]workspace.Entry, error
 		if !p.Truncated {
 			break
 		}
-		cursor = p.Cursor
+		p, err = f.b.List(ctx, prefix, "/", p.Cursor, ListLimit)
 	}
 	if !any && name != "." {
 		if err := f.parentsAreDirs(ctx, name); err != nil {

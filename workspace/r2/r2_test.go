@@ -3,8 +3,11 @@ package r2_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/a3s-lab/code-wasm/workspace"
 	"github.com/a3s-lab/code-wasm/workspace/r2"
@@ -76,5 +79,64 @@ func TestNewRefusesBadKeys(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "r2: ") {
 			t.Errorf("New(%q, %q): %v", c[0], c[1], err)
 		}
+	}
+}
+
+// gateBucket holds every request until release: the test sees which
+// requests the driver has in flight at once.
+type gateBucket struct {
+	*memBucket
+	mu      sync.Mutex
+	pending []string
+	release chan struct{}
+}
+
+func (b *gateBucket) wait(op string) {
+	b.mu.Lock()
+	b.pending = append(b.pending, op)
+	b.mu.Unlock()
+	<-b.release
+}
+
+func (b *gateBucket) Head(ctx context.Context, key string) (r2.Object, error) {
+	b.wait("head " + key)
+	return b.memBucket.Head(ctx, key)
+}
+
+func (b *gateBucket) List(ctx context.Context, prefix, delimiter, cursor string, limit int) (r2.Page, error) {
+	b.wait("list " + prefix)
+	return b.memBucket.List(ctx, prefix, delimiter, cursor, limit)
+}
+
+// A directory's head and its listing (what a session's create asks about
+// .a3s/agents) are in flight together, not one after another.
+func TestReadDirAsksAtOnce(t *testing.T) {
+	b := &gateBucket{memBucket: newMemBucket(), release: make(chan struct{})}
+	f, err := r2.New(b, "ws", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.ReadDir(context.Background(), ".a3s/agents")
+		done <- err
+	}()
+	want := []string{"head ws/s/.a3s/agents", "list ws/s/.a3s/agents/"}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b.mu.Lock()
+		got := slices.Sorted(slices.Values(b.pending))
+		b.mu.Unlock()
+		if slices.Equal(got, want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("in flight together: %q, want %q", got, want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	close(b.release)
+	if err := <-done; !errors.Is(err, workspace.ErrNotExist) {
+		t.Fatalf("ReadDir of a missing directory: %v, want ErrNotExist", err)
 	}
 }

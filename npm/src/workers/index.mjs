@@ -55,7 +55,7 @@ export default {
     } catch {
       return fail(404, 'UNKNOWN_SESSION', `no session ${parts[2]}`);
     }
-    return env.SESSIONS.get(id).fetch(new Request(`https://do/${parts.slice(3).join('/')}`, request));
+    return env.SESSIONS.get(id).fetch(new Request(`https://do/${parts.slice(3).join('/')}${url.search}`, request));
   },
 };
 
@@ -69,6 +69,8 @@ export class CodeSession extends DurableObject {
     this.session = null;
     this.opening = null; // the session being opened (one per instance)
     this.subscribers = new Set();
+    this.ready = false; // the tables exist (checked once per instance)
+    this.info = undefined; // the session's {id, createdAt}, read once per instance
   }
 
   // tables creates the tables when missing (a new object, or one whose
@@ -103,10 +105,13 @@ export class CodeSession extends DurableObject {
   async fetch(request) {
     const url = new URL(request.url);
     const [op, arg] = url.pathname.split('/').filter(Boolean);
-    this.tables();
+    if (!this.ready) {
+      this.tables();
+      this.ready = true;
+    }
     try {
       if (op === 'create') return await this.create(request, arg);
-      const info = this.meta('info');
+      const info = (this.info ??= this.meta('info'));
       if (!info) return fail(404, 'UNKNOWN_SESSION', `no session ${this.ctx.id}`);
       this.opening ??= this.open(this.meta('options'), info.id);
       this.session = await this.opening;
@@ -145,6 +150,7 @@ export class CodeSession extends DurableObject {
     const kept = workspace ? { ...rest, workspace: { ...workspace, files: undefined } } : rest;
     const info = { id, createdAt: new Date().toISOString() };
     this.sql.exec('INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?), (?, ?)', 'options', JSON.stringify(kept), 'info', JSON.stringify(info));
+    this.info = info;
     return json({ id }, 201);
   }
 
@@ -158,6 +164,8 @@ export class CodeSession extends DurableObject {
       cursor = l.cursor;
     }
     await this.ctx.storage.deleteAll();
+    this.ready = false;
+    this.info = undefined;
     return new Response(null, { status: 204 });
   }
 

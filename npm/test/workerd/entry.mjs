@@ -152,6 +152,20 @@ try {
   const replayIds = [...replay.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
   assert.ok(replayIds.length > 0 && replayIds.every((n) => n > lastSeen), `replayed only what was missed: ${replayIds} after ${lastSeen}`);
   assert.match(replay, /"toolName":"edit"/);
+  // ?after= (for a client that cannot set Last-Event-ID) reaches the
+  // Durable Object through the Worker too: the first id is past lastSeen.
+  const ac3 = new AbortController();
+  const q = (await fetch(`${base}/v1/sessions/${id}/events?after=${lastSeen}`, { headers: auth, signal: ac3.signal })).body.getReader();
+  let qText = '';
+  const qDeadline = Date.now() + 30000;
+  while (!/^id: \d+$/m.test(qText)) {
+    assert.ok(Date.now() < qDeadline, `?after=: ${qText}`);
+    const { value, done } = await q.read();
+    if (done) break;
+    qText += new TextDecoder().decode(value);
+  }
+  ac3.abort();
+  assert.equal(Number(/^id: (\d+)$/m.exec(qText)?.[1]), Math.min(...replayIds), `?after=${lastSeen} starts where Last-Event-ID did`);
 
   assert.equal(await call('DELETE', `/v1/sessions/${id}`, undefined, 204), null);
   assert.equal((await call('GET', `/v1/sessions/${id}`, undefined, 404)).code, 'UNKNOWN_SESSION');
