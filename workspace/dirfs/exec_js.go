@@ -4,9 +4,10 @@ package dirfs
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
+	"strconv"
 
 	"github.com/a3s-lab/code-wasm/internal/hostcall"
 	"github.com/a3s-lab/code-wasm/workspace"
@@ -47,7 +48,7 @@ func newExecer(f *FS, o ExecOptions) (execer, bool, error) {
 	default:
 		return nil, false, errSandboxOption(o.Sandbox)
 	}
-	h := &hostExecer{host: o.Host, root: f.Root(), o: o, pool: rand.Text()}
+	h := &hostExecer{host: o.Host, root: f.Root(), o: o, pool: strconv.FormatUint(rand.Uint64(), 36)}
 	out, err := h.call(context.Background(), hostExecPayload{Op: "info"})
 	if err != nil {
 		return nil, false, err
