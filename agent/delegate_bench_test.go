@@ -24,16 +24,24 @@ import (
 //
 //	go test -run '^$' -bench FanOut32 ./agent/
 func BenchmarkFanOut32(b *testing.B) {
+	_, fan := fanOut32(b)
+	b.ResetTimer()
+	for range b.N {
+		fan()
+	}
+}
+
+// fanOut32 is a session that fans out to 32 explore children, each
+// answering one text turn (maxParallelTasks 32), and one such fan-out.
+func fanOut32(b *testing.B) (*wire, func()) {
 	w := newWire(b, "openai", core.Options{MaxParallelTasks: 32}, text("done"))
 	w.sub.Close()
 	tasks := make([]agent.TaskSpec, 32)
 	for i := range tasks {
 		tasks[i] = explore("look")
 	}
-	ctx := context.Background()
-	b.ResetTimer()
-	for range b.N {
-		res, err := w.s.Tasks(ctx, tasks, core.TaskOptions{})
+	return w, func() {
+		res, err := w.s.Tasks(context.Background(), tasks, core.TaskOptions{})
 		if err != nil || res.ExitCode != 0 {
 			b.Fatal(err, res)
 		}
@@ -64,19 +72,11 @@ func BenchmarkFanOut32Replay(b *testing.B) {
 //
 //	go test -run '^$' -bench FanOut32Steady -benchtime 100x ./agent/
 func BenchmarkFanOut32Steady(b *testing.B) {
-	w := newWire(b, "openai", core.Options{MaxParallelTasks: 32}, text("done"))
-	w.sub.Close()
-	tasks := make([]agent.TaskSpec, 32)
-	for i := range tasks {
-		tasks[i] = explore("look")
-	}
+	w, once := fanOut32(b)
 	ctx := context.Background()
 	fan := func() time.Duration {
 		t0 := time.Now()
-		res, err := w.s.Tasks(ctx, tasks, core.TaskOptions{})
-		if err != nil || res.ExitCode != 0 {
-			b.Fatal(err, res)
-		}
+		once()
 		return time.Since(t0)
 	}
 	fan()
