@@ -41,7 +41,7 @@ export default {
     const parts = url.pathname.split('/').filter(Boolean);
     if (parts[0] !== 'v1') return fail(404, 'NOT_FOUND', `no route ${url.pathname}`);
     if (parts[1] === 'stats' && parts.length === 2 && request.method === 'GET') {
-      return json({ goInstances: stats.goInstances, goMemoryBytes: stats.goMemory?.buffer.byteLength ?? 0 });
+      return json({ goInstances: stats.goInstances, goMemoryBytes: stats.goMemory?.buffer.byteLength ?? 0, goEntries: stats.goEntries });
     }
     if (parts[1] !== 'sessions') return fail(404, 'NOT_FOUND', `no route ${url.pathname}`);
     if (parts.length === 2) {
@@ -71,6 +71,7 @@ export class CodeSession extends DurableObject {
     this.subscribers = new Set();
     this.ready = false; // the tables exist (checked once per instance)
     this.info = undefined; // the session's {id, createdAt}, read once per instance
+    this.rows = []; // the session's events not yet written (open)
   }
 
   // tables creates the tables when missing (a new object, or one whose
@@ -86,19 +87,32 @@ export class CodeSession extends DurableObject {
   }
 
   // open creates the Go session over this object's R2 prefix and pipes
-  // its events into the events table and to the SSE subscribers.
+  // its events into the events table and to the SSE subscribers, in a
+  // batch one macrotask after Go emitted them: an insert made while the
+  // request was still answering held its response until SQLite committed
+  // (the output gate; RATIONALE.md "Why are a session's events written
+  // after the response?").
   async open(options, id) {
     const create = makeCreateSession(getApi, { hostKinds: { ...ptcKinds, ...r2HostKinds(this.env.WORKSPACE) } });
     const s = await create({ ...options, workspace: { ...(options.workspace ?? {}), kind: 'r2', root: `ws/${id}` } });
+    const rows = (this.rows = []);
     (async () => {
       for await (const e of s.events()) {
         if (e.type === 'tool_output_delta' || e.type === 'tool_input_delta') continue;
-        const data = JSON.stringify(e);
-        const seq = this.sql.exec('INSERT INTO events (type, data) VALUES (?, ?) RETURNING seq', e.type, data).one().seq;
-        for (const w of this.subscribers) w(seq, e.type, data);
+        if (rows.push([e.type, JSON.stringify(e)]) === 1) setTimeout(() => this.flush(rows), 0);
       }
     })().catch(() => {});
     return s;
+  }
+
+  // flush writes the events waiting in rows to the table and to the
+  // subscribers; rows of a session a DELETE removed are dropped.
+  flush(rows) {
+    if (rows !== this.rows) return;
+    for (const [type, data] of rows.splice(0)) {
+      const seq = this.sql.exec('INSERT INTO events (type, data) VALUES (?, ?) RETURNING seq', type, data).one().seq;
+      for (const w of this.subscribers) w(seq, type, data);
+    }
   }
 
   /** @param {Request} request */
@@ -157,6 +171,7 @@ export class CodeSession extends DurableObject {
   async remove(id) {
     await this.session.close();
     this.session = this.opening = null;
+    this.rows = [];
     for (let cursor; ;) {
       const l = await this.env.WORKSPACE.list({ prefix: `ws/${id}/`, cursor });
       if (l.objects.length) await this.env.WORKSPACE.delete(l.objects.map((o) => o.key));
@@ -177,6 +192,7 @@ export class CodeSession extends DurableObject {
     const writer = writable.getWriter();
     const enc = new TextEncoder();
     const send = (seq, type, data) => writer.write(enc.encode(`id: ${seq}\nevent: ${type}\ndata: ${data}\n\n`)).catch(() => this.subscribers.delete(send));
+    this.flush(this.rows);
     for (const r of this.sql.exec('SELECT seq, type, data FROM events WHERE seq > ? ORDER BY seq', after)) send(r.seq, r.type, r.data);
     this.subscribers.add(send);
     return new Response(readable, { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-store' } });
