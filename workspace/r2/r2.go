@@ -199,8 +199,16 @@ func (f *FS) WriteFile(ctx context.Context, name string, data []byte, ifVersion 
 
 func (f *FS) write(ctx context.Context, name string, data []byte, ifVersion workspace.Version) (workspace.Version, error) {
 	var dir bool
-	var perr, derr error
-	together(func() { perr = f.parentsAreDirs(ctx, name) }, func() { dir, derr = f.isDir(ctx, name) })
+	var perr, derr, err error
+	var cur []byte
+	var o Object
+	checks := []func(){func() { perr = f.parentsAreDirs(ctx, name) }, func() { dir, derr = f.isDir(ctx, name) }}
+	if ifVersion != "" {
+		// The content to compare is fetched with the checks: one round
+		// trip before the put, not two.
+		checks = append(checks, func() { cur, o, err = f.b.Get(ctx, f.key(name)) })
+	}
+	together(checks...)
 	if perr != nil {
 		return "", perr
 	}
@@ -211,7 +219,6 @@ func (f *FS) write(ctx context.Context, name string, data []byte, ifVersion work
 	}
 	etag := ""
 	if ifVersion != "" {
-		cur, o, err := f.b.Get(ctx, f.key(name))
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", &workspace.ConflictError{Path: name, Expected: ifVersion}
 		}

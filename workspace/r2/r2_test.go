@@ -140,3 +140,47 @@ func TestReadDirAsksAtOnce(t *testing.T) {
 		t.Fatalf("ReadDir of a missing directory: %v, want ErrNotExist", err)
 	}
 }
+
+func (b *gateBucket) Get(ctx context.Context, key string) ([]byte, r2.Object, error) {
+	b.wait("get " + key)
+	return b.memBucket.Get(ctx, key)
+}
+
+// A conditional write fetches the content it compares together with the
+// directory check: one round trip before the put, not two.
+func TestConditionalWriteAsksAtOnce(t *testing.T) {
+	b := &gateBucket{memBucket: newMemBucket(), release: make(chan struct{})}
+	if _, err := b.memBucket.Put(context.Background(), "ws/s/a.txt", []byte("old\n"), ""); err != nil {
+		t.Fatal(err)
+	}
+	f, err := r2.New(b, "ws", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.WriteFile(context.Background(), "a.txt", []byte("new\n"), workspace.VersionOf([]byte("old\n")))
+		done <- err
+	}()
+	want := []string{"get ws/s/a.txt", "list ws/s/a.txt/"}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b.mu.Lock()
+		got := slices.Sorted(slices.Values(b.pending))
+		b.mu.Unlock()
+		if slices.Equal(got, want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("in flight together: %q, want %q", got, want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	close(b.release)
+	if err := <-done; err != nil {
+		t.Fatalf("conditional write: %v", err)
+	}
+	if data, _, err := b.memBucket.Get(context.Background(), "ws/s/a.txt"); err != nil || string(data) != "new\n" {
+		t.Fatalf("after the write: %q, %v", data, err)
+	}
+}
