@@ -31,7 +31,8 @@ export interface Env {
 
 /**
  * The fetch handler: the `/v1/sessions` routes, `/v1/stats`
- * (`{goInstances, goMemoryBytes}` of this isolate), errors as JSON
+ * (`{goInstances, goMemoryBytes, goEntries}` of this isolate;
+ * goEntries counts the entries into Go so far), errors as JSON
  * `{error, code}`.
  */
 declare const worker: {

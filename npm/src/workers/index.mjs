@@ -105,13 +105,18 @@ export class CodeSession extends DurableObject {
     return s;
   }
 
-  // flush writes the events waiting in rows to the table and to the
-  // subscribers; rows of a session a DELETE removed are dropped.
+  // flush writes the events waiting in rows to the table, one statement
+  // per 32 (a tool call's three events were three statements; a query
+  // binds at most 100 parameters on Workers), and to the subscribers;
+  // rows of a session a DELETE removed are dropped.
   flush(rows) {
     if (rows !== this.rows) return;
-    for (const [type, data] of rows.splice(0)) {
-      const seq = this.sql.exec('INSERT INTO events (type, data) VALUES (?, ?) RETURNING seq', type, data).one().seq;
-      for (const w of this.subscribers) w(seq, type, data);
+    while (rows.length) {
+      const batch = rows.splice(0, 32);
+      const values = batch.map(() => '(?, ?)').join(', ');
+      // seq grows in the order of the VALUES; RETURNING's order is not promised.
+      const seqs = this.sql.exec(`INSERT INTO events (type, data) VALUES ${values} RETURNING seq`, ...batch.flat()).toArray().map((r) => Number(r.seq)).sort((a, b) => a - b);
+      batch.forEach(([type, data], i) => { for (const w of this.subscribers) w(seqs[i], type, data); });
     }
   }
 

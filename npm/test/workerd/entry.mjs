@@ -85,6 +85,23 @@ try {
   const ids = [...seen.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
   const lastSeen = Math.max(...ids);
   assert.match(seen, /"toolName":"write"/);
+  // Events reach the table and the subscribers in batches after the
+  // response: the ids a subscriber saw rise, and a replay from the start
+  // gives the same ids and types.
+  const pairs = (t) => [...t.matchAll(/^id: (\d+)\nevent: (\S+)$/gm)].map((m) => `${m[1]} ${m[2]}`);
+  assert.ok(ids.every((n, i) => i === 0 || n > ids[i - 1]), `ids rise: ${ids}`);
+  const ac0 = new AbortController();
+  const all = (await fetch(`${base}/v1/sessions/${id}/events?after=0`, { headers: auth, signal: ac0.signal })).body.getReader();
+  let allText = '';
+  const allDeadline = Date.now() + 30000;
+  while (pairs(allText).length < pairs(seen).length) {
+    assert.ok(Date.now() < allDeadline, `replay from 0: ${allText}`);
+    const { value, done } = await all.read();
+    if (done) break;
+    allText += new TextDecoder().decode(value);
+  }
+  ac0.abort();
+  assert.deepEqual(pairs(allText).slice(0, pairs(seen).length), pairs(seen), 'the replay from 0 is what the subscriber saw');
 
   const edit = await call('POST', `/v1/sessions/${id}/tools/edit`, { file_path: 'a.txt', old_string: 'alpha', new_string: 'omega' });
   assert.equal(edit.exitCode, 0, edit.output);
