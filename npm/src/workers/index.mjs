@@ -99,7 +99,13 @@ export class CodeSession extends DurableObject {
     (async () => {
       for await (const e of s.events()) {
         if (e.type === 'tool_output_delta' || e.type === 'tool_input_delta') continue;
-        if (rows.push([e.type, JSON.stringify(e)]) === 1) setTimeout(() => this.flush(rows), 0);
+        if (rows.push([e.type, JSON.stringify(e)]) === 1) {
+          setTimeout(() => {
+            try {
+              this.flush(rows);
+            } catch {} // as when the pump inserted: a failed insert loses its events, never the object
+          }, 0);
+        }
       }
     })().catch(() => {});
     return s;

@@ -198,7 +198,7 @@ try {
   await stop();
   writeFileSync(join(project, '.dev.vars'), 'ALLOW_UNAUTHENTICATED=true\n');
   await start(200);
-  assert.deepEqual(await (await fetch(`${base}/v1/stats`)).json(), { goInstances: 0, goMemoryBytes: 0 });
+  assert.deepEqual(await (await fetch(`${base}/v1/stats`)).json(), { goInstances: 0, goMemoryBytes: 0, goEntries: 0 });
   await stop();
   step('worker entry passed');
 } finally {
