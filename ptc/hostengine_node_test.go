@@ -136,13 +136,7 @@ func warm(t *testing.T, e ptc.Engine) ptc.Engine {
 	return e
 }
 
-// The four tests that drive the real Node and Chromium engines run in
-// parallel (two at a time under go test's default -parallel on 2 cores):
-// each has its own host process, and each spends most of its time
-// waiting on it (deadlines run out, the 1 s warm-up, the red-team's
-// settle pauses), not on the CPU.
 func TestNodeEngineConformance(t *testing.T) {
-	t.Parallel()
 	e := warm(t, ptc.NewHostEngine(nodeHost(t)))
 	enginetest.Run(t, e)
 	if e.Name() != "quickjs-node-worker" {
@@ -151,7 +145,6 @@ func TestNodeEngineConformance(t *testing.T) {
 }
 
 func TestNodeEngineRedTeam(t *testing.T) {
-	t.Parallel()
 	enginetest.RedTeam(t, warm(t, ptc.NewHostEngine(nodeHost(t))), "node", "../npm/test/ptc-redteam.fixture.mjs")
 }
 
@@ -169,7 +162,6 @@ func TestHostEngineWithoutPTCKinds(t *testing.T) {
 }
 
 func TestBrowserEngineConformance(t *testing.T) {
-	t.Parallel()
 	e := warm(t, ptc.NewHostEngine(browserHost(t)))
 	enginetest.Run(t, e)
 	if e.Name() != "quickjs-web-worker" {
@@ -178,6 +170,5 @@ func TestBrowserEngineConformance(t *testing.T) {
 }
 
 func TestBrowserEngineRedTeam(t *testing.T) {
-	t.Parallel()
 	enginetest.RedTeam(t, warm(t, ptc.NewHostEngine(browserHost(t))), "browser", "../npm/test/ptc-redteam.fixture.mjs")
 }
