@@ -65,8 +65,24 @@ GO_TEST := $(GO) test -count=1 -timeout 15m
 export NODE_FILE_BOUND := 900000
 NODE_TEST := node --test --import ./web/test/watchdog.mjs --test-timeout=$(NODE_FILE_BOUND)
 
-test: deps test-vet test-types test-go test-wasm test-npm test-browser test-workerd
+test: deps test-vet test-types test-go test-wasm test-node-lanes
 	@echo "make test: every tier passed"
+
+# The Node tiers in two lanes at once: test-npm beside test-browser then
+# test-workerd. Each lane runs one test file at a time and keeps about one
+# core busy (the rest is waiting: timeouts, child processes, the browser's
+# round trips), so alone each leaves one of CI's two cores idle. Every
+# line carries its lane's prefix; both lanes run to their end, and the
+# target fails if either did. BOUND_FG is passed down: a lane's stdin is
+# not the terminal, and Ctrl-C must still reach its tier.
+.PHONY: test-node-lanes
+test-node-lanes: build $(WASM_EXEC) $(NODE_DEPS)
+	@set -o pipefail; \
+	{ $(MAKE) --no-print-directory BOUND_FG=$(BOUND_FG) test-npm 2>&1 | sed -u 's/^/[npm] /'; } & npm=$$!; \
+	$(MAKE) --no-print-directory BOUND_FG=$(BOUND_FG) test-browser test-workerd 2>&1 | sed -u 's/^/[browser] /'; b=$$?; \
+	wait $$npm; n=$$?; \
+	echo "make test-node-lanes: test-npm exit $$n, test-browser and test-workerd exit $$b"; \
+	test $$n = 0 && test $$b = 0
 
 test-vet:
 	$(GO) vet ./...
