@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"sync/atomic"
 	"syscall/js"
 
 	"github.com/a3s-lab/code-wasm/internal/hostcall"
@@ -73,7 +74,7 @@ func Promise(fn func() (any, error)) js.Value {
 	var h js.Func
 	h = js.FuncOf(func(this js.Value, args []js.Value) any {
 		resolve, reject := args[0], args[1]
-		go func() {
+		spawn(func() {
 			defer func() {
 				if r := recover(); r != nil {
 					reject.Invoke(NewError(Codedf("PANIC", "internal panic: %v\n%s", r, debug.Stack())))
@@ -85,12 +86,46 @@ func Promise(fn func() (any, error)) js.Value {
 				return
 			}
 			resolve.Invoke(v)
-		}()
+		})
 		return nil
 	})
 	p := promiseCtor.New(h)
 	h.Release() // the executor ran synchronously inside the constructor
 	return p
+}
+
+// work hands a Promise's function to a worker waiting for one; idle
+// counts the waiting workers, at most maxIdle.
+var (
+	work = make(chan func())
+	idle atomic.Int32
+)
+
+const maxIdle = 8
+
+// spawn runs f on a worker that waits for work, or on a new one if none
+// waits. A worker keeps its grown stack: a new goroutine per call grew
+// its stack from 8 KB again through the whole call (kernel, MCP, fetch,
+// JSON), and morestack/copystack was about a seventh of an MCP echo
+// call's Go time in wasm.
+func spawn(f func()) {
+	select {
+	case work <- f:
+	default:
+		go worker(f)
+	}
+}
+
+func worker(f func()) {
+	for {
+		f()
+		if idle.Add(1) > maxIdle {
+			idle.Add(-1)
+			return
+		}
+		f = <-work
+		idle.Add(-1)
+	}
 }
 
 // Func wraps a synchronous Go function for JS; a panic or error is thrown
