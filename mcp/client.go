@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/a3s-lab/code-wasm/errkind"
 	"github.com/a3s-lab/code-wasm/internal/fetch"
@@ -399,6 +400,10 @@ func rpc[T any](ctx context.Context, c *Client, method string, params any, id *i
 
 // match decodes one JSON-RPC message; done says it is the answer to want.
 func match[T any](data []byte, want, method string) (*T, bool, error) {
+	var t T
+	if r, ok := any(&t).(*CallResult); ok && fastCall(data, want, r) {
+		return &t, true, nil
+	}
 	var m message[T]
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, false, transportErr("%s: malformed JSON-RPC message: %v", method, err)
@@ -495,6 +500,139 @@ func readSSE[T any](ctx context.Context, body io.Reader, method, want string) (*
 				return nil, transportErr("%s: an SSE event is over %d bytes", method, maxMessage)
 			}
 			data, has = append(data, v...), true
+		}
+	}
+}
+
+// fastCall decodes the common answer to tools/call want, text content
+// only, `{"result":{"content":[{"type":"text","text":"…"}]},"jsonrpc":"2.0",
+// "id":7}` with its keys in any order, into r, without reflection: the
+// reflective decode was the largest Go part of an echo call in wasm after
+// fetch. Anything else (another key, an escape in a string, another id, a
+// repeated key) says false and leaves it to json.Unmarshal.
+func fastCall(data []byte, want string, r *CallResult) bool {
+	c := &cursor{b: data}
+	var seen [3]bool // jsonrpc, id, result
+	once := func(i int) bool {
+		if seen[i] {
+			return false
+		}
+		seen[i] = true
+		return true
+	}
+	ok := c.object(func(k string) bool {
+		switch k {
+		case "jsonrpc":
+			_, ok := c.str()
+			return once(0) && ok
+		case "id":
+			c.ws()
+			j := c.i
+			for j < len(c.b) && c.b[j] >= '0' && c.b[j] <= '9' {
+				j++
+			}
+			if string(c.b[c.i:j]) != want {
+				return false
+			}
+			c.i = j
+			return once(1)
+		case "result":
+			return once(2) && c.object(func(k string) bool {
+				if k != "content" || r.Content != nil || !c.next('[') {
+					return false
+				}
+				r.Content = []Content{}
+				if c.next(']') {
+					return true
+				}
+				for {
+					var b Content
+					var typ, text bool
+					if !c.object(func(k string) bool {
+						var ok bool
+						switch {
+						case k == "type" && !typ:
+							b.Type, ok = c.str()
+							typ = true
+						case k == "text" && !text:
+							b.Text, ok = c.str()
+							text = true
+						}
+						return ok
+					}) {
+						return false
+					}
+					r.Content = append(r.Content, b)
+					if !c.next(',') {
+						return c.next(']')
+					}
+				}
+			})
+		}
+		return false
+	})
+	c.ws()
+	return ok && seen[1] && seen[2] && c.i == len(c.b)
+}
+
+// cursor reads JSON for fastCall.
+type cursor struct {
+	b []byte
+	i int
+}
+
+func (c *cursor) ws() {
+	for c.i < len(c.b) && (c.b[c.i] == ' ' || c.b[c.i] == '\t' || c.b[c.i] == '\n' || c.b[c.i] == '\r') {
+		c.i++
+	}
+}
+
+// next consumes x, after white space, if it comes next.
+func (c *cursor) next(x byte) bool {
+	c.ws()
+	if c.i < len(c.b) && c.b[c.i] == x {
+		c.i++
+		return true
+	}
+	return false
+}
+
+// str reads a string without escapes or control characters, valid UTF-8.
+func (c *cursor) str() (string, bool) {
+	if !c.next('"') {
+		return "", false
+	}
+	for j := c.i; j < len(c.b); j++ {
+		switch ch := c.b[j]; {
+		case ch == '"':
+			s := c.b[c.i:j]
+			if !utf8.Valid(s) {
+				return "", false
+			}
+			c.i = j + 1
+			return string(s), true
+		case ch == '\\' || ch < 0x20:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// object reads an object, calling value for each key to read its value.
+func (c *cursor) object(value func(key string) bool) bool {
+	if !c.next('{') {
+		return false
+	}
+	if c.next('}') {
+		return true
+	}
+	for {
+		k, ok := c.str()
+		if !ok || !c.next(':') || !value(k) {
+			return false
+		}
+		if !c.next(',') {
+			return c.next('}')
 		}
 	}
 }

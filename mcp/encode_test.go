@@ -33,3 +33,48 @@ func TestEncodeRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestFastCall: the fast decode of a tools/call answer agrees with
+// json.Unmarshal wherever it answers, and leaves every other shape to it.
+func TestFastCall(t *testing.T) {
+	fast := []string{
+		`{"result":{"content":[{"type":"text","text":"Echo: m1"}]},"jsonrpc":"2.0","id":7}`,
+		` { "jsonrpc" : "2.0" , "id" : 7 , "result" : { "content" : [ { "text" : "a" , "type" : "text" } , {"type":"text","text":"héllo ☃"} ] } } ` + "\n",
+		`{"id":7,"result":{"content":[]}}`,
+		`{"id":7,"result":{}}`,
+		`{"id":7,"result":{"content":[{"type":"text"}]}}`,
+	}
+	slow := []string{
+		`{"result":{"content":[{"type":"text","text":"a\nb"}]},"jsonrpc":"2.0","id":7}`,  // an escape
+		`{"result":{"content":[{"type":"image","data":"AA=="}]},"jsonrpc":"2.0","id":7}`, // another key
+		`{"result":{"content":[],"isError":true},"jsonrpc":"2.0","id":7}`,                // isError
+		`{"result":{"content":[]},"jsonrpc":"2.0","id":8}`,                               // another id
+		`{"result":{"content":[]},"jsonrpc":"2.0","id":"7"}`,                             // a string id
+		`{"result":{"content":[]},"result":{"content":[]},"id":7}`,                       // a repeated key
+		`{"result":{"content":[{"type":"text","type":"text"}]},"id":7}`,                  // a repeated key
+		`{"method":"notifications/message","params":{}}`,                                 // a notification
+		`{"result":{"content":[]},"id":7} x`,                                             // trailing data
+		`{"result":{"content":[{"type":"text","text":"\xff"}]},"id":7}`,                  // invalid UTF-8
+		`{"result":{"content":[{"type":"text","text":"a"},]},"id":7}`,                    // a trailing comma
+		`{"error":{"code":-32602,"message":"no"},"id":7}`,                                // an error
+		`{"result":null,"id":7}`,
+		`{"id":7}`,
+	}
+	for _, s := range fast {
+		var r CallResult
+		if !fastCall([]byte(s), "7", &r) {
+			t.Errorf("%s: not decoded fast", s)
+			continue
+		}
+		var m message[CallResult]
+		if err := json.Unmarshal([]byte(s), &m); err != nil || !reflect.DeepEqual(&r, m.Result) {
+			t.Errorf("%s: fast %+v, json.Unmarshal %+v (%v)", s, r, m.Result, err)
+		}
+	}
+	for _, s := range slow {
+		var r CallResult
+		if fastCall([]byte(s), "7", &r) {
+			t.Errorf("%s: decoded fast as %+v", s, r)
+		}
+	}
+}
