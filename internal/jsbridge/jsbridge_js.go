@@ -66,31 +66,36 @@ func CodeOf(err error) (code, detail string) {
 // with a finalizer.
 var promiseCtor = js.Global().Get("Promise")
 
-// Promise runs fn on a new goroutine and returns a JS Promise of its
-// result. The executor returns at once: a js.FuncOf callback must never
-// block on anything that needs the JS event loop. A panic in fn becomes a
-// rejection with code "PANIC", so one bad call never kills the instance.
+// arrayCtor and arrayPush make a Promise's executor without a Go
+// callback (Promise).
+var (
+	arrayCtor = js.Global().Get("Array")
+	arrayPush = arrayCtor.Get("prototype").Get("push")
+)
+
+// Promise runs fn on a goroutine and returns a JS Promise of its result.
+// The executor is Array.prototype.push bound to an array, which keeps
+// resolve and reject: a Go executor was one more call from JS into Go per
+// call (its event, arguments and their references), and nothing waits in
+// it. A panic in fn becomes a rejection with code "PANIC", so one bad call
+// never kills the instance.
 func Promise(fn func() (any, error)) js.Value {
-	var h js.Func
-	h = js.FuncOf(func(this js.Value, args []js.Value) any {
-		resolve, reject := args[0], args[1]
-		spawn(func() {
-			defer func() {
-				if r := recover(); r != nil {
-					reject.Invoke(NewError(Codedf("PANIC", "internal panic: %v\n%s", r, debug.Stack())))
-				}
-			}()
-			v, err := fn()
-			if err != nil {
-				reject.Invoke(NewError(err))
-				return
+	fns := arrayCtor.New()
+	p := promiseCtor.New(arrayPush.Call("bind", fns))
+	resolve, reject := fns.Index(0), fns.Index(1)
+	spawn(func() {
+		defer func() {
+			if r := recover(); r != nil {
+				reject.Invoke(NewError(Codedf("PANIC", "internal panic: %v\n%s", r, debug.Stack())))
 			}
-			resolve.Invoke(v)
-		})
-		return nil
+		}()
+		v, err := fn()
+		if err != nil {
+			reject.Invoke(NewError(err))
+			return
+		}
+		resolve.Invoke(v)
 	})
-	p := promiseCtor.New(h)
-	h.Release() // the executor ran synchronously inside the constructor
 	return p
 }
 
