@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/a3s-lab/code-wasm/errkind"
 	"github.com/a3s-lab/code-wasm/internal/fetch"
@@ -74,8 +75,9 @@ type Client struct {
 	id     atomic.Int64
 
 	mu      sync.Mutex
-	session string // Mcp-Session-Id, "" before initialize or when none
-	proto   string // negotiated protocol version
+	session string            // Mcp-Session-Id, "" before initialize or when none
+	proto   string            // negotiated protocol version
+	hdr     map[string]string // the request header for session and proto; nil when they changed
 
 	noDrain atomic.Bool // the server held a stream open after its answer
 }
@@ -92,46 +94,42 @@ func Connect(ctx context.Context, url string, header map[string]string) (*Client
 
 func (c *Client) initialize(ctx context.Context) error {
 	c.mu.Lock()
-	c.session, c.proto = "", ""
+	c.session, c.proto, c.hdr = "", "", nil
 	c.mu.Unlock()
 	params := map[string]any{
 		"protocolVersion": ProtocolVersion,
 		"capabilities":    map[string]any{},
 		"clientInfo":      map[string]any{"name": "a3s-code-wasm", "version": "1"},
 	}
-	raw, err := c.rpc(ctx, "initialize", params, nil)
+	res, err := rpc[struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}](ctx, c, "initialize", params, nil)
 	if err != nil {
 		return err
-	}
-	var res struct {
-		ProtocolVersion string `json:"protocolVersion"`
-	}
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return transportErr("initialize: malformed result: %v", err)
 	}
 	if !accepted[res.ProtocolVersion] {
 		return &Error{kind: errkind.Unsupported, msg: fmt.Sprintf("mcp: the server speaks protocol %q; this client speaks %s, 2025-06-18 and 2025-03-26", res.ProtocolVersion, ProtocolVersion)}
 	}
 	c.mu.Lock()
-	c.proto = res.ProtocolVersion
+	c.proto, c.hdr = res.ProtocolVersion, nil
 	c.mu.Unlock()
 	return c.notify(ctx, "notifications/initialized", nil)
 }
 
-// call sends a request; a lost session is re-initialized once and the
-// request resent.
-func (c *Client) call(ctx context.Context, method string, params any, id *int64) (json.RawMessage, error) {
-	raw, err := c.rpc(ctx, method, params, id)
+// call sends a request and decodes its result as a T; a lost session is
+// re-initialized once and the request resent.
+func call[T any](ctx context.Context, c *Client, method string, params any, id *int64) (*T, error) {
+	res, err := rpc[T](ctx, c, method, params, id)
 	if errors.Is(err, errSessionLost) {
 		if err = c.initialize(ctx); err != nil {
 			return nil, err
 		}
-		raw, err = c.rpc(ctx, method, params, id)
+		res, err = rpc[T](ctx, c, method, params, id)
 	}
 	if errors.Is(err, errSessionLost) {
 		return nil, transportErr("%s: the server lost the session again after re-initializing", method)
 	}
-	return raw, err
+	return res, err
 }
 
 // ToolInfo is one tool as tools/list describes it.
@@ -158,16 +156,12 @@ func (c *Client) ListTools(ctx context.Context) ([]ToolInfo, error) {
 		if cursor != "" {
 			params = map[string]any{"cursor": cursor}
 		}
-		raw, err := c.call(ctx, "tools/list", params, nil)
-		if err != nil {
-			return nil, err
-		}
-		var page struct {
+		page, err := call[struct {
 			Tools      []ToolInfo `json:"tools"`
 			NextCursor string     `json:"nextCursor"`
-		}
-		if err := json.Unmarshal(raw, &page); err != nil {
-			return nil, transportErr("tools/list: malformed result: %v", err)
+		}](ctx, c, "tools/list", params, nil)
+		if err != nil {
+			return nil, err
 		}
 		all = append(all, page.Tools...)
 		if page.NextCursor == "" {
@@ -212,7 +206,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 		args = json.RawMessage(`{}`)
 	}
 	id := c.id.Add(1)
-	raw, err := c.call(ctx, "tools/call", callParams{Name: name, Arguments: args}, &id)
+	res, err := call[CallResult](ctx, c, "tools/call", callParams{Name: name, Arguments: args}, &id)
 	if err != nil {
 		if ctx.Err() != nil {
 			go func() {
@@ -223,11 +217,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 		}
 		return nil, err
 	}
-	var res CallResult
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, transportErr("tools/call %s: malformed result: %v", name, err)
-	}
-	return &res, nil
+	return res, nil
 }
 
 // Close ends the session with a DELETE (best effort).
@@ -246,21 +236,27 @@ func (c *Client) Close(ctx context.Context) error {
 	return nil
 }
 
+// headers is the header of a request, made once per session and
+// protocol version and shared by the requests: read it, never change it.
 func (c *Client) headers() map[string]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.hdr != nil {
+		return c.hdr
+	}
 	h := make(map[string]string, len(c.header)+4)
 	for k, v := range c.header {
 		h[k] = v
 	}
 	h["Content-Type"] = "application/json"
 	h["Accept"] = "application/json, text/event-stream"
-	c.mu.Lock()
 	if c.session != "" {
 		h["Mcp-Session-Id"] = c.session
 	}
 	if c.proto != "" {
 		h["Mcp-Protocol-Version"] = c.proto
 	}
-	c.mu.Unlock()
+	c.hdr = h
 	return h
 }
 
@@ -290,20 +286,59 @@ type rpcError struct {
 	Message string `json:"message"`
 }
 
-type message struct {
+// message is a JSON-RPC message whose result, if any, is a T: the
+// answer is decoded in one pass, where a json.RawMessage result decoded
+// again cost a second scan of it.
+type message[T any] struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
-	Result json.RawMessage `json:"result"`
+	Result *T              `json:"result"`
 	Error  *rpcError       `json:"error"`
 }
 
-// rpc sends one request and reads its answer, as JSON or as an SSE stream.
-func (c *Client) rpc(ctx context.Context, method string, params any, id *int64) (json.RawMessage, error) {
+// encodeRequest is the JSON text of request n. A tools/call is written
+// by hand around its arguments, which are checked, not compacted: json.Marshal
+// of a json.RawMessage compacts it, a scan and a copy of every call's
+// arguments.
+func encodeRequest(method string, n int64, params any) ([]byte, error) {
+	p, ok := params.(callParams)
+	if !ok || !plainName(p.Name) {
+		return json.Marshal(request{JSONRPC: "2.0", ID: n, Method: method, Params: params})
+	}
+	if !json.Valid(p.Arguments) {
+		return nil, fmt.Errorf("the arguments are not valid JSON")
+	}
+	b := make([]byte, 0, 80+len(p.Name)+len(p.Arguments))
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, n, 10)
+	b = append(b, `,"method":"`...)
+	b = append(b, method...)
+	b = append(b, `","params":{"name":"`...)
+	b = append(b, p.Name...)
+	b = append(b, `","arguments":`...)
+	b = append(b, p.Arguments...)
+	return append(b, "}}"...), nil
+}
+
+// plainName says s needs no escape in a JSON string (and none of
+// json.Marshal's HTML escapes).
+func plainName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
+// rpc sends one request and reads its answer, as JSON or as an SSE
+// stream, decoding its result as a T.
+func rpc[T any](ctx context.Context, c *Client, method string, params any, id *int64) (*T, error) {
 	n := c.id.Add(1)
 	if id != nil {
 		n = *id
 	}
-	body, err := json.Marshal(request{JSONRPC: "2.0", ID: n, Method: method, Params: params})
+	body, err := encodeRequest(method, n, params)
 	if err != nil {
 		return nil, &Error{kind: errkind.InvalidArgument, msg: "mcp " + method + ": " + err.Error()}
 	}
@@ -334,15 +369,15 @@ func (c *Client) rpc(ctx context.Context, method string, params any, id *int64) 
 		}
 		return nil, transportErr("%s: HTTP %d: %s", method, res.Status, strings.TrimSpace(string(text)))
 	}
-	if sid := res.Header["mcp-session-id"]; sid != "" {
+	if sid := res.Header["mcp-session-id"]; sid != "" && sid != header["Mcp-Session-Id"] {
 		c.mu.Lock()
-		c.session = sid
+		c.session, c.hdr = sid, nil
 		c.mu.Unlock()
 	}
 	want := strconv.FormatInt(n, 10)
 	ct := res.Header["content-type"]
 	if strings.HasPrefix(ct, "text/event-stream") {
-		raw, err := c.readSSE(ctx, res.Body, method, want)
+		raw, err := readSSE[T](ctx, res.Body, method, want)
 		if err == nil && !c.noDrain.Load() && stop() {
 			drained = true
 			go c.drain(res.Body, cancel)
@@ -356,7 +391,7 @@ func (c *Client) rpc(ctx context.Context, method string, params any, id *int64) 
 	if len(data) > maxMessage {
 		return nil, transportErr("%s: the answer is over %d bytes", method, maxMessage)
 	}
-	raw, done, err := match(data, want, method)
+	raw, done, err := match[T](data, want, method)
 	if err == nil && !done {
 		err = transportErr("%s: the answer does not answer request %s", method, want)
 	}
@@ -364,8 +399,12 @@ func (c *Client) rpc(ctx context.Context, method string, params any, id *int64) 
 }
 
 // match decodes one JSON-RPC message; done says it is the answer to want.
-func match(data []byte, want, method string) (json.RawMessage, bool, error) {
-	var m message
+func match[T any](data []byte, want, method string) (*T, bool, error) {
+	var t T
+	if r, ok := any(&t).(*CallResult); ok && fastCall(data, want, r) {
+		return &t, true, nil
+	}
+	var m message[T]
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, false, transportErr("%s: malformed JSON-RPC message: %v", method, err)
 	}
@@ -418,7 +457,7 @@ var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 32<<10
 // readSSE reads events until the answer to want; empty events (priming)
 // and other messages are skipped. A stream ending first is a transport
 // failure at once.
-func (c *Client) readSSE(ctx context.Context, body io.Reader, method, want string) (json.RawMessage, error) {
+func readSSE[T any](ctx context.Context, body io.Reader, method, want string) (*T, error) {
 	r := readers.Get().(*bufio.Reader)
 	r.Reset(body)
 	defer func() { r.Reset(nil); readers.Put(r) }()
@@ -446,7 +485,7 @@ func (c *Client) readSSE(ctx context.Context, body io.Reader, method, want strin
 		switch {
 		case len(line) == 0:
 			if has && len(bytes.TrimSpace(data)) > 0 {
-				raw, done, err := match(data, want, method)
+				raw, done, err := match[T](data, want, method)
 				if err != nil || done {
 					return raw, err
 				}
@@ -461,6 +500,139 @@ func (c *Client) readSSE(ctx context.Context, body io.Reader, method, want strin
 				return nil, transportErr("%s: an SSE event is over %d bytes", method, maxMessage)
 			}
 			data, has = append(data, v...), true
+		}
+	}
+}
+
+// fastCall decodes the common answer to tools/call want, text content
+// only, `{"result":{"content":[{"type":"text","text":"…"}]},"jsonrpc":"2.0",
+// "id":7}` with its keys in any order, into r, without reflection: the
+// reflective decode was the largest Go part of an echo call in wasm after
+// fetch. Anything else (another key, an escape in a string, another id, a
+// repeated key) says false and leaves it to json.Unmarshal.
+func fastCall(data []byte, want string, r *CallResult) bool {
+	c := &cursor{b: data}
+	var seen [3]bool // jsonrpc, id, result
+	once := func(i int) bool {
+		if seen[i] {
+			return false
+		}
+		seen[i] = true
+		return true
+	}
+	ok := c.object(func(k string) bool {
+		switch k {
+		case "jsonrpc":
+			_, ok := c.str()
+			return once(0) && ok
+		case "id":
+			c.ws()
+			j := c.i
+			for j < len(c.b) && c.b[j] >= '0' && c.b[j] <= '9' {
+				j++
+			}
+			if string(c.b[c.i:j]) != want {
+				return false
+			}
+			c.i = j
+			return once(1)
+		case "result":
+			return once(2) && c.object(func(k string) bool {
+				if k != "content" || r.Content != nil || !c.next('[') {
+					return false
+				}
+				r.Content = []Content{}
+				if c.next(']') {
+					return true
+				}
+				for {
+					var b Content
+					var typ, text bool
+					if !c.object(func(k string) bool {
+						var ok bool
+						switch {
+						case k == "type" && !typ:
+							b.Type, ok = c.str()
+							typ = true
+						case k == "text" && !text:
+							b.Text, ok = c.str()
+							text = true
+						}
+						return ok
+					}) {
+						return false
+					}
+					r.Content = append(r.Content, b)
+					if !c.next(',') {
+						return c.next(']')
+					}
+				}
+			})
+		}
+		return false
+	})
+	c.ws()
+	return ok && seen[1] && seen[2] && c.i == len(c.b)
+}
+
+// cursor reads JSON for fastCall.
+type cursor struct {
+	b []byte
+	i int
+}
+
+func (c *cursor) ws() {
+	for c.i < len(c.b) && (c.b[c.i] == ' ' || c.b[c.i] == '\t' || c.b[c.i] == '\n' || c.b[c.i] == '\r') {
+		c.i++
+	}
+}
+
+// next consumes x, after white space, if it comes next.
+func (c *cursor) next(x byte) bool {
+	c.ws()
+	if c.i < len(c.b) && c.b[c.i] == x {
+		c.i++
+		return true
+	}
+	return false
+}
+
+// str reads a string without escapes or control characters, valid UTF-8.
+func (c *cursor) str() (string, bool) {
+	if !c.next('"') {
+		return "", false
+	}
+	for j := c.i; j < len(c.b); j++ {
+		switch ch := c.b[j]; {
+		case ch == '"':
+			s := c.b[c.i:j]
+			if !utf8.Valid(s) {
+				return "", false
+			}
+			c.i = j + 1
+			return string(s), true
+		case ch == '\\' || ch < 0x20:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// object reads an object, calling value for each key to read its value.
+func (c *cursor) object(value func(key string) bool) bool {
+	if !c.next('{') {
+		return false
+	}
+	if c.next('}') {
+		return true
+	}
+	for {
+		k, ok := c.str()
+		if !ok || !c.next(':') || !value(k) {
+			return false
+		}
+		if !c.next(',') {
+			return c.next('}')
 		}
 	}
 }

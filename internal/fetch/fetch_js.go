@@ -22,11 +22,44 @@ var (
 	jsJSON            = js.Global().Get("JSON")
 )
 
-// initSpec is the part of fetch's init that is text.
-type initSpec struct {
-	Method   string            `json:"method"`
-	Headers  map[string]string `json:"headers,omitempty"`
-	Redirect string            `json:"redirect,omitempty"`
+// initText is the part of fetch's init that is text, as JSON, written
+// by hand: json.Marshal sorted the header map's keys through reflection,
+// a tenth of fetch's Go time in an MCP call.
+func initText(method string, header map[string]string, manual bool) string {
+	b := make([]byte, 0, 128)
+	b = append(b, `{"method":`...)
+	b = appendString(b, method)
+	if len(header) > 0 {
+		b = append(b, `,"headers":{`...)
+		sep := false
+		for k, v := range header {
+			if sep {
+				b = append(b, ',')
+			}
+			b = append(appendString(b, k), ':')
+			b = appendString(b, v)
+			sep = true
+		}
+		b = append(b, '}')
+	}
+	if manual {
+		b = append(b, `,"redirect":"manual"`...)
+	}
+	return string(append(b, '}'))
+}
+
+// appendString appends s as a JSON string: printable ASCII as it is,
+// anything else through json.Marshal.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // do calls the global fetch with an AbortController that ctx aborts. It
@@ -38,16 +71,7 @@ func do(ctx context.Context, method string, req *Request) (*Response, error) {
 	stop := context.AfterFunc(ctx, func() { _ = call(func() { ac.Call("abort") }) })
 	// The init's strings cross in one JSON text: a Set per header cost
 	// two crossings and a JS reference with a finalizer per string.
-	spec := initSpec{Method: method, Headers: req.Header}
-	if req.NoRedirect {
-		spec.Redirect = "manual"
-	}
-	text, err := json.Marshal(spec)
-	if err != nil {
-		stop()
-		return nil, ctxErr(ctx, op, err)
-	}
-	init := jsJSON.Call("parse", string(text))
+	init := jsJSON.Call("parse", initText(method, req.Header, req.NoRedirect))
 	init.Set("signal", ac.Get("signal"))
 	if req.Body != nil {
 		b := jsUint8Array.New(len(req.Body))

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"sync/atomic"
 	"syscall/js"
 
 	"github.com/a3s-lab/code-wasm/internal/hostcall"
@@ -65,32 +66,71 @@ func CodeOf(err error) (code, detail string) {
 // with a finalizer.
 var promiseCtor = js.Global().Get("Promise")
 
-// Promise runs fn on a new goroutine and returns a JS Promise of its
-// result. The executor returns at once: a js.FuncOf callback must never
-// block on anything that needs the JS event loop. A panic in fn becomes a
-// rejection with code "PANIC", so one bad call never kills the instance.
+// arrayCtor and arrayPush make a Promise's executor without a Go
+// callback (Promise).
+var (
+	arrayCtor = js.Global().Get("Array")
+	arrayPush = arrayCtor.Get("prototype").Get("push")
+)
+
+// Promise runs fn on a goroutine and returns a JS Promise of its result.
+// The executor is Array.prototype.push bound to an array, which keeps
+// resolve and reject: a Go executor was one more call from JS into Go per
+// call (its event, arguments and their references), and nothing waits in
+// it. A panic in fn becomes a rejection with code "PANIC", so one bad call
+// never kills the instance.
 func Promise(fn func() (any, error)) js.Value {
-	var h js.Func
-	h = js.FuncOf(func(this js.Value, args []js.Value) any {
-		resolve, reject := args[0], args[1]
-		go func() {
-			defer func() {
-				if r := recover(); r != nil {
-					reject.Invoke(NewError(Codedf("PANIC", "internal panic: %v\n%s", r, debug.Stack())))
-				}
-			}()
-			v, err := fn()
-			if err != nil {
-				reject.Invoke(NewError(err))
-				return
+	fns := arrayCtor.New()
+	p := promiseCtor.New(arrayPush.Call("bind", fns))
+	resolve, reject := fns.Index(0), fns.Index(1)
+	spawn(func() {
+		defer func() {
+			if r := recover(); r != nil {
+				reject.Invoke(NewError(Codedf("PANIC", "internal panic: %v\n%s", r, debug.Stack())))
 			}
-			resolve.Invoke(v)
 		}()
-		return nil
+		v, err := fn()
+		if err != nil {
+			reject.Invoke(NewError(err))
+			return
+		}
+		resolve.Invoke(v)
 	})
-	p := promiseCtor.New(h)
-	h.Release() // the executor ran synchronously inside the constructor
 	return p
+}
+
+// work hands a Promise's function to a worker waiting for one; idle
+// counts the waiting workers, at most maxIdle.
+var (
+	work = make(chan func())
+	idle atomic.Int32
+)
+
+const maxIdle = 8
+
+// spawn runs f on a worker that waits for work, or on a new one if none
+// waits. A worker keeps its grown stack: a new goroutine per call grew
+// its stack from 8 KB again through the whole call (kernel, MCP, fetch,
+// JSON), and morestack/copystack was about a seventh of an MCP echo
+// call's Go time in wasm.
+func spawn(f func()) {
+	select {
+	case work <- f:
+	default:
+		go worker(f)
+	}
+}
+
+func worker(f func()) {
+	for {
+		f()
+		if idle.Add(1) > maxIdle {
+			idle.Add(-1)
+			return
+		}
+		f = <-work
+		idle.Add(-1)
+	}
 }
 
 // Func wraps a synchronous Go function for JS; a panic or error is thrown
