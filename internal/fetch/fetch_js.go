@@ -250,16 +250,22 @@ func newWaiter() *waiter {
 	return w
 }
 
+// settle hands s to the await in progress: always, even after release
+// (a Close from another goroutine while a read waits). The channel is
+// empty unless an await gave up on its context, after which the waiter is
+// not awaited again.
 func (w *waiter) settle(s settled) {
+	select {
+	case w.ch <- s:
+	default:
+	}
 	w.mu.Lock()
 	w.pending = false
 	free := w.done
 	w.mu.Unlock()
 	if free {
 		w.free()
-		return
 	}
-	w.ch <- s
 }
 
 // await waits for p, or for ctx to end: then the waiter is not used again
