@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -360,13 +361,13 @@ func (r *run) plan(calls []llm.ToolCall) []*plan {
 			p.refuse(errkind.NotFound, "Error: there is no tool named %q. Available tools: %s", c.Name, strings.Join(r.names(), ", "))
 			continue
 		}
-		args, err := parseArgs(c.Arguments)
+		args, v, err := decodeArgs(c.Arguments)
 		if err != nil {
 			p.refuse(errkind.InvalidArgument, "Error: the arguments of %s are not a JSON object (%v); call it again with valid JSON arguments", c.Name, err)
 			continue
 		}
 		p.args = args
-		p.sig = signature(c.Name, args)
+		p.sig = signature(c.Name, v)
 		if n := r.seen(p.sig); n >= DuplicateThreshold {
 			if r.blocked == p.sig {
 				p.refuse(errkind.PartialFailure, "Tool '%s' has been called %d times with identical arguments; the run stops.", c.Name, n)
@@ -416,25 +417,33 @@ func (p *plan) guard(n int) {
 }
 
 func parseArgs(s string) (json.RawMessage, error) {
+	raw, _, err := decodeArgs(s)
+	return raw, err
+}
+
+// decodeArgs checks that s is a JSON object ("" is {}) and returns it
+// both as it came and decoded, so the signature needs no second decode.
+func decodeArgs(s string) (json.RawMessage, map[string]any, error) {
 	if strings.TrimSpace(s) == "" {
-		return json.RawMessage(`{}`), nil
+		return json.RawMessage(`{}`), map[string]any{}, nil
 	}
 	var v any
 	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if _, ok := v.(map[string]any); !ok {
-		return nil, fmt.Errorf("got %s", strings.TrimSpace(s)[:1])
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, nil, fmt.Errorf("got %s", strings.TrimSpace(s)[:1])
 	}
-	return json.RawMessage(s), nil
+	return json.RawMessage(s), m, nil
 }
 
-// signature is the tool name and a hash of the compact arguments.
-func signature(name string, args json.RawMessage) string {
-	var v any
-	_ = json.Unmarshal(args, &v)
-	b, _ := json.Marshal(v)
-	return fmt.Sprintf("%s:%x", name, digest.Sum256(b))
+// signature is the tool name and a hash of the compact arguments (args
+// decoded: json.Marshal sorts the keys).
+func signature(name string, args map[string]any) string {
+	b, _ := json.Marshal(args)
+	sum := digest.Sum256(b)
+	return name + ":" + hex.EncodeToString(sum[:])
 }
 
 // execute runs the turn's planned calls and fills their results: all at

@@ -78,18 +78,24 @@ func do(ctx context.Context, method string, req *Request) (*Response, error) {
 		js.CopyBytesToJS(b, req.Body)
 		init.Set("body", b)
 	}
+	// The callbacks exist before fetch is called, and then is the only
+	// crossing after it: the request leaves when Go yields to the event
+	// loop, so Go's work after the call delays it.
+	w := newWaiter()
 	var p js.Value
 	if err := call(func() { p = js.Global().Call("fetch", req.URL, init) }); err != nil {
+		w.release()
 		stop()
 		return nil, ctxErr(ctx, op, err)
 	}
-	res, err := jsbridge.Await(ctx, p.Call("catch", withCause()))
+	res, err := w.await(ctx, p)
 	if err != nil {
+		w.release()
 		stop()
 		return nil, ctxErr(ctx, op, err)
 	}
 	h := headerMap(jsArray.Call("from", res.Get("headers")).Call("join", "\n").String())
-	b := &body{ctx: ctx, ac: ac, stop: stop}
+	b := &body{ctx: ctx, ac: ac, stop: stop, w: w}
 	if rb := res.Get("body"); rb.Truthy() {
 		b.reader = rb.Call("getReader")
 	}
@@ -125,6 +131,7 @@ type body struct {
 	ac     js.Value
 	stop   func() bool
 	reader js.Value // undefined for a response without a body
+	w      *waiter  // the request's callbacks, reused by every read
 	buf    []byte   // the unread rest of a chunk longer than the read's buffer
 	store  []byte   // buf's backing array, reused
 	err    error
@@ -137,7 +144,7 @@ func (b *body) read() (js.Value, error) {
 	var r js.Value
 	err := call(func() { r = b.reader.Call("read") })
 	if err == nil {
-		r, err = jsbridge.Await(b.ctx, r)
+		r, err = b.w.await(b.ctx, r)
 	}
 	if err != nil {
 		return js.Undefined(), err
@@ -199,6 +206,7 @@ func (b *body) Close() error {
 		b.err = errors.New("fetch body: read after close")
 	}
 	b.stop()
+	b.w.release()
 	if done {
 		return nil
 	}
@@ -220,28 +228,104 @@ var (
 	reasonErr  js.Value
 	ignoreOnce sync.Once
 	ignoreFunc js.Func
-	causeOnce  sync.Once
-	causeFunc  js.Func
 )
 
-// withCause rethrows a fetch rejection with its cause in the message (Node
-// says "fetch failed", its cause "connect ECONNREFUSED 127.0.0.1:1").
-func withCause() js.Func {
-	causeOnce.Do(func() {
-		causeFunc = js.FuncOf(func(_ js.Value, args []js.Value) any {
-			msg := "fetch failed"
-			if len(args) > 0 {
-				msg = jsbridge.JSErrorString(args[0])
-				if args[0].Type() == js.TypeObject {
-					if c := args[0].Get("cause"); c.Truthy() {
-						msg += ": " + jsbridge.JSErrorString(c)
-					}
+// waiter awaits a request's promises, one at a time (the fetch, then each
+// read of its body), through one pair of callbacks made once: a pair per
+// promise (jsbridge.Await) cost two FuncOf and their JS values per read.
+type waiter struct {
+	ch      chan settled
+	ok, bad js.Func
+	mu      sync.Mutex
+	pending bool // a promise holds the callbacks
+	done    bool // released, or to release when the pending promise settles
+}
+
+type settled struct {
+	v   js.Value
+	err error
+}
+
+func newWaiter() *waiter {
+	w := &waiter{ch: make(chan settled, 1)}
+	w.ok = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		v := js.Undefined()
+		if len(args) > 0 {
+			v = args[0]
+		}
+		w.settle(settled{v: v})
+		return nil
+	})
+	// A rejection's message carries its cause (Node says "fetch failed",
+	// its cause "connect ECONNREFUSED 127.0.0.1:1").
+	w.bad = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		msg := "fetch failed"
+		if len(args) > 0 {
+			msg = jsbridge.JSErrorString(args[0])
+			if args[0].Type() == js.TypeObject {
+				if c := args[0].Get("cause"); c.Truthy() {
+					msg += ": " + jsbridge.JSErrorString(c)
 				}
 			}
-			return js.Global().Get("Promise").Call("reject", js.Global().Get("Error").New(msg))
-		})
+		}
+		w.settle(settled{err: errors.New(msg)})
+		return nil
 	})
-	return causeFunc
+	return w
+}
+
+// settle hands s to the await in progress: always, even after release
+// (a Close from another goroutine while a read waits). The channel is
+// empty unless an await gave up on its context, after which the waiter is
+// not awaited again.
+func (w *waiter) settle(s settled) {
+	select {
+	case w.ch <- s:
+	default:
+	}
+	w.mu.Lock()
+	w.pending = false
+	free := w.done
+	w.mu.Unlock()
+	if free {
+		w.free()
+	}
+}
+
+// await waits for p, or for ctx to end: then the waiter is not used again
+// (a body's error is final) and p's late settlement is dropped.
+func (w *waiter) await(ctx context.Context, p js.Value) (js.Value, error) {
+	w.mu.Lock()
+	w.pending = true
+	w.mu.Unlock()
+	p.Call("then", w.ok, w.bad)
+	select {
+	case r := <-w.ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		return js.Undefined(), ctx.Err()
+	}
+}
+
+// release frees the callbacks, at once or when the promise that holds
+// them settles (a released callback that JS calls logs an error).
+func (w *waiter) release() {
+	w.mu.Lock()
+	if w.done {
+		w.mu.Unlock()
+		return
+	}
+	w.done = true
+	pending := w.pending
+	w.mu.Unlock()
+	if !pending {
+		w.free()
+	}
+}
+
+func (w *waiter) free() {
+	w.ok.Release()
+	w.bad.Release()
 }
 
 // closedReason is the abort reason of a body closed before its end.

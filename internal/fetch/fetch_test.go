@@ -173,3 +173,52 @@ func TestLargeBody(t *testing.T) {
 		t.Fatalf("a %d-byte body arrived out of order or in part (%d %d %d): ...%q", len(b), i, j, k, b[max(0, len(b)-80):])
 	}
 }
+
+// TestCloseWhileReading: a Close from another goroutine ends a read that
+// waits on a held stream, with no context cancelled.
+func TestCloseWhileReading(t *testing.T) {
+	url := llmtest.ServerURL(t)
+	ctx := context.Background()
+	res, err := fetch.Do(ctx, &fetch.Request{Method: "POST", URL: url + "/scripts",
+		Body: []byte(`{"provider":"openai","replies":[{"end":"stall","events":[{"text":"a"}]}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l llmtest.Loaded
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err := json.Unmarshal(b, &l); err != nil {
+		t.Fatalf("body %s: %v", b, err)
+	}
+	res, err = fetch.Do(ctx, &fetch.Request{Method: "POST", URL: l.BaseURL + "/chat/completions",
+		Header: map[string]string{"content-type": "application/json", "authorization": "Bearer k"},
+		Body:   []byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`)})
+	if err != nil || res.Status != 200 {
+		t.Fatalf("stream: %v %v", res, err)
+	}
+	buf := make([]byte, 4096)
+	var got []byte
+	for !strings.Contains(string(got), "\n\n") {
+		n, err := res.Body.Read(buf)
+		if err != nil {
+			t.Fatalf("read: %v", err)
+		}
+		got = append(got, buf[:n]...)
+	}
+	done := make(chan error, 1)
+	go func() {
+		var err error
+		for err == nil {
+			_, err = res.Body.Read(buf)
+		}
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // the read waits on the held stream
+	res.Body.Close()
+	select {
+	case err := <-done:
+		t.Logf("the waiting read ended with %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("a read waiting on the stream did not end after Close")
+	}
+}
