@@ -10,12 +10,8 @@
 // toolDefinitions, activeTools, pendingConfirmations, isClosed, mcpStatus,
 // skillNames) if it changed, so the page answers those synchronous methods
 // from a cache.
+import { loadApi } from './loader.mjs';
 import { getModule } from './browser-wasm.mjs';
-
-// The fetch and compile of code.wasm start first; the Go runtime's glue
-// (loader.mjs, wasm_exec.js) is imported while they run.
-const wasmModule = getModule();
-wasmModule.catch(() => {}); // reported by the ready message below
 
 // Host kinds answered here, inside the worker, instead of on the page
 // (none today: the page answers the ptc.* kinds and spawns the program
@@ -48,7 +44,7 @@ const post = (m, transfer = []) => self.postMessage(m, { transfer });
 const errorOf = (e) => ({ message: String(e?.message ?? e), code: e?.code ?? 'INTERNAL', detail: e?.detail });
 
 let api;
-const ready = import('./loader.mjs').then(({ loadApi }) => loadApi(() => wasmModule)).then(
+const ready = loadApi(getModule).then(
   (a) => { api = a; post({ op: 'ready', version: a.version }); },
   (e) => post({ op: 'ready', error: errorOf(e) }),
 );
