@@ -63,7 +63,7 @@ func invalid(format string, a ...any) error {
 // mcp__<name>__<tool>. A server that cannot be reached registers nothing;
 // it is kept with state "failed" and its error, and the error returned.
 func (s *Servers) Add(ctx context.Context, cfg Config) (Status, error) {
-	if !serverName.MatchString(cfg.Name) || strings.Contains(cfg.Name, "__") {
+	if !serverName().MatchString(cfg.Name) || strings.Contains(cfg.Name, "__") {
 		return Status{}, invalid("addMcp: name %q must be letters, digits and single '-' ([A-Za-z0-9-]+)", cfg.Name)
 	}
 	if !strings.HasPrefix(cfg.URL, "http://") && !strings.HasPrefix(cfg.URL, "https://") {

@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/a3s-lab/code-wasm/errkind"
+	"github.com/a3s-lab/code-wasm/internal/lazyre"
 	"github.com/a3s-lab/code-wasm/kernel"
 )
 
@@ -16,14 +16,14 @@ import (
 const MaxToolName = 64
 
 var (
-	serverName = regexp.MustCompile(`^[A-Za-z0-9-]+$`)
-	unsafeChar = regexp.MustCompile(`[^A-Za-z0-9_-]`)
+	serverName = lazyre.New(`^[A-Za-z0-9-]+$`)
+	unsafeChar = lazyre.New(`[^A-Za-z0-9_-]`)
 )
 
 // ToolName is the kernel name of tool on server: mcp__<server>__<tool>
 // with characters outside [A-Za-z0-9_-] mapped to "_".
 func ToolName(server, tool string) string {
-	return "mcp__" + server + "__" + unsafeChar.ReplaceAllString(tool, "_")
+	return "mcp__" + server + "__" + unsafeChar().ReplaceAllString(tool, "_")
 }
 
 // tool adapts one MCP tool to a kernel tool.

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/a3s-lab/code-wasm/internal/jsoncheck"
-	"regexp"
+	"github.com/a3s-lab/code-wasm/internal/lazyre"
 	"slices"
 	"strings"
 	"sync"
@@ -382,7 +382,7 @@ func truncateUTF8(s string, n int) (string, bool) {
 	return s[:n], true
 }
 
-var numberedLine = regexp.MustCompile(`^ *\d+\t`)
+var numberedLine = lazyre.New(`^ *\d+\t`)
 
 // plainText strips read's "%6d\t" prefixes. range.returned_lines says how
 // many lines are content; without it, the leading numbered lines are.
@@ -399,7 +399,7 @@ func plainText(out string, meta map[string]any) string {
 		if n >= 0 && i >= n {
 			break
 		}
-		loc := numberedLine.FindStringIndex(l)
+		loc := numberedLine().FindStringIndex(l)
 		if loc == nil {
 			if n < 0 {
 				break

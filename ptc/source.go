@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/a3s-lab/code-wasm/internal/lazyre"
 )
 
 // MaxSourceBytes bounds a script (REFERENCE.md §2.13: 192 KiB).
@@ -11,10 +13,10 @@ const MaxSourceBytes = 192 << 10
 
 var (
 	// `export default async function run(` / `export default async function (`
-	exportDefaultFn = regexp.MustCompile(`(?m)^([ \t]*)export[ \t]+default[ \t]+(async[ \t]+function)\b[ \t]*(run\b)?`)
+	exportDefaultFn = lazyre.New(`(?m)^([ \t]*)export[ \t]+default[ \t]+(async[ \t]+function)\b[ \t]*(run\b)?`)
 	// `export default run;` (the function declared elsewhere)
-	exportDefaultRun = regexp.MustCompile(`(?m)^[ \t]*export[ \t]+default[ \t]+run[ \t]*;?[ \t]*$`)
-	hasRun           = regexp.MustCompile(`\basync[ \t\r\n]+function[ \t\r\n]*run[ \t\r\n]*\(`)
+	exportDefaultRun = lazyre.New(`(?m)^[ \t]*export[ \t]+default[ \t]+run[ \t]*;?[ \t]*$`)
+	hasRun           = lazyre.New(`\basync[ \t\r\n]+function[ \t\r\n]*run[ \t\r\n]*\(`)
 )
 
 // forbidden are the source checks upstream applies before evaluation
@@ -29,7 +31,7 @@ var (
 // off, so the literal source is the only place an import can be written.
 var forbidden = []string{"eval(", "Function(", "Worker(", "WebSocket", "fetch("}
 
-var importWord = regexp.MustCompile(`\bimport\b`)
+var importWord = lazyre.New(`\bimport\b`)
 
 // NormalizeSource checks a script and rewrites an `export default` entry
 // point to a plain `async function run` declaration, keeping every line
@@ -41,9 +43,9 @@ func NormalizeSource(src string) (string, error) {
 	if strings.TrimSpace(src) == "" {
 		return "", fmt.Errorf("program source is empty")
 	}
-	out := exportDefaultFn.ReplaceAllString(src, "${1}async function run")
-	out = exportDefaultRun.ReplaceAllString(out, "")
-	if loc := importWord.FindStringIndex(out); loc != nil {
+	out := exportDefaultFn().ReplaceAllString(src, "${1}async function run")
+	out = exportDefaultRun().ReplaceAllString(out, "")
+	if loc := importWord().FindStringIndex(out); loc != nil {
 		return "", fmt.Errorf("program source may not contain \"import\" (line %d): scripts reach the outside only through ctx", 1+strings.Count(out[:loc[0]], "\n"))
 	}
 	for _, f := range forbidden {
@@ -54,7 +56,7 @@ func NormalizeSource(src string) (string, error) {
 	if strings.Contains(out, "export ") && regexp.MustCompile(`(?m)^[ \t]*export[ \t]`).MatchString(out) {
 		return "", fmt.Errorf("program source: only `export default async function run(ctx, inputs)` is supported as an export")
 	}
-	if !hasRun.MatchString(out) {
+	if !hasRun().MatchString(out) {
 		return "", fmt.Errorf("program source must define `async function run(ctx, inputs)` (plain or `export default`)")
 	}
 	return out, nil

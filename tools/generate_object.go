@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
 	"github.com/a3s-lab/code-wasm/errkind"
+	"github.com/a3s-lab/code-wasm/internal/lazyre"
 	"github.com/a3s-lab/code-wasm/kernel"
 	"github.com/a3s-lab/code-wasm/llm"
 )
@@ -44,7 +44,7 @@ const (
 	GenerateObjectMaxConcurrency = 1
 )
 
-var genSchemaName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var genSchemaName = lazyre.New(`^[A-Za-z0-9_-]+$`)
 
 // GenerateObject is the `generate_object` tool: it asks the session's model
 // for a JSON object, validates it against the caller's JSON Schema with the
@@ -164,7 +164,7 @@ func (g *GenerateObject) plan(raw json.RawMessage) (*genPlan, error) {
 	}
 	if a.SchemaName != nil {
 		p.name = *a.SchemaName
-		if !genSchemaName.MatchString(p.name) || len(p.name) > genMaxSchemaNameBytes {
+		if !genSchemaName().MatchString(p.name) || len(p.name) > genMaxSchemaNameBytes {
 			return nil, kernel.InvalidArgument("%s: schema_name %q must match ^[A-Za-z0-9_-]+$ and be at most %d bytes", tool, genClip(p.name, 80), genMaxSchemaNameBytes)
 		}
 	}

@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/a3s-lab/code-wasm/internal/digest"
+	"github.com/a3s-lab/code-wasm/internal/lazyre"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -272,7 +272,7 @@ func statusBranch(h string) string {
 	return h
 }
 
-var shaRE = regexp.MustCompile(`^[0-9a-f]{40,64}$`)
+var shaRE = lazyre.New(`^[0-9a-f]{40,64}$`)
 
 // log pages the history. The cursor pins the head commit of the first
 // page and an offset, so a commit landing between pages repeats nothing.
@@ -293,7 +293,7 @@ func (g *Git) log(ctx context.Context, a gitArgs) (*kernel.Result, error) {
 	if c := strings.TrimSpace(a.Cursor); c != "" {
 		sha, n, ok := strings.Cut(c, ":")
 		o, err := strconv.Atoi(n)
-		if !ok || !shaRE.MatchString(sha) || err != nil || o < 0 {
+		if !ok || !shaRE().MatchString(sha) || err != nil || o < 0 {
 			return nil, kernel.InvalidArgument("git log: cursor is invalid or expired: %q (copy next_cursor exactly, or omit it for the first page)", a.Cursor)
 		}
 		pin, off = sha, o

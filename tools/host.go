@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/a3s-lab/code-wasm/errkind"
+	"github.com/a3s-lab/code-wasm/internal/lazyre"
 	"github.com/a3s-lab/code-wasm/kernel"
 )
 
@@ -19,13 +19,13 @@ import (
 // message.
 type HostToolHandler[In, Out any] func(ctx context.Context, call *kernel.Call, in In) (Out, error)
 
-var hostToolName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var hostToolName = lazyre.New(`^[A-Za-z0-9_-]{1,64}$`)
 
 // CheckHostTool checks a host tool's name and schema: 1–64 characters of
 // [A-Za-z0-9_-], not starting with mcp__ (MCP's namespace), and a schema
 // that compiles. Shadowing a built-in is refused when it is registered.
 func CheckHostTool(name string, parameters json.RawMessage) error {
-	if !hostToolName.MatchString(name) {
+	if !hostToolName().MatchString(name) {
 		return errkind.New(errkind.InvalidArgument, fmt.Sprintf("registerTool: name %q must be 1–64 characters of [A-Za-z0-9_-]", name))
 	}
 	if strings.HasPrefix(name, "mcp__") {

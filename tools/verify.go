@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"strings"
 
+	"github.com/a3s-lab/code-wasm/internal/lazyre"
 	"github.com/a3s-lab/code-wasm/kernel"
 	"github.com/a3s-lab/code-wasm/workspace"
 )
@@ -232,7 +232,7 @@ func VerificationPresets(ctx context.Context, ws *workspace.Workspace) ([]Verifi
 	return out, nil
 }
 
-var pmName = regexp.MustCompile(`^(npm|pnpm|yarn|bun)(@|$)`)
+var pmName = lazyre.New(`^(npm|pnpm|yarn|bun)(@|$)`)
 
 // npmPresets reads package.json's scripts and picks the package manager.
 func npmPresets(ctx context.Context, ws *workspace.Workspace, has func(string) (bool, error)) ([]VerificationCommand, error) {
@@ -248,7 +248,7 @@ func npmPresets(ctx context.Context, ws *workspace.Workspace, has func(string) (
 		return nil, fmt.Errorf("package.json is not valid JSON: %w", err)
 	}
 	pm := ""
-	if m := pmName.FindStringSubmatch(pkg.PackageManager); m != nil {
+	if m := pmName().FindStringSubmatch(pkg.PackageManager); m != nil {
 		pm = m[1]
 	}
 	for _, l := range []struct{ file, pm string }{{"pnpm-lock.yaml", "pnpm"}, {"yarn.lock", "yarn"}, {"bun.lock", "bun"}, {"bun.lockb", "bun"}, {"package-lock.json", "npm"}} {

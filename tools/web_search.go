@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/a3s-lab/code-wasm/errkind"
+	"github.com/a3s-lab/code-wasm/internal/lazyre"
 	"github.com/a3s-lab/code-wasm/kernel"
 )
 
@@ -49,7 +49,7 @@ type SearchProvider interface {
 // success).
 type WebSearch struct{ providers []SearchProvider }
 
-var engineName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var engineName = lazyre.New(`^[A-Za-z0-9_-]{1,64}$`)
 
 // NewWebSearch returns web_search over providers (at least one; names of
 // [A-Za-z0-9_-], unique).
@@ -63,7 +63,7 @@ func NewWebSearch(providers []SearchProvider) (*WebSearch, error) {
 			return nil, kernel.InvalidArgument("webSearch.providers[%d] is missing", i)
 		}
 		n := p.Name()
-		if !engineName.MatchString(n) {
+		if !engineName().MatchString(n) {
 			return nil, kernel.InvalidArgument("webSearch.providers[%d].name %q must be 1–64 characters of [A-Za-z0-9_-]", i, n)
 		}
 		if seen[n] {

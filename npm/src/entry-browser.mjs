@@ -3,9 +3,14 @@
 // thousands of files) never blocks the page, and OPFS workspaces get the
 // sync access handles that exist only in workers. Inside a worker already,
 // the wasm runs in that worker's thread.
-import { makeCreateSession } from './session.mjs';
+//
+// On a page the Worker starts when this module is evaluated, before the
+// rest of the session API is imported: its script, the fetch and compile
+// of code.wasm and Go's start run while the page still loads session.mjs
+// and its imports (RATIONALE.md "Why does the browser entry start its
+// Worker on import?"). Only browser-proxy.mjs and errors.mjs, which import
+// nothing, are imported statically.
 import { startWorkerApi } from './browser-proxy.mjs';
-import { browserPtcHostKinds } from './ptc-browser.mjs';
 
 // WorkerGlobalScope is read off globalThis: a page's types (lib dom) do not declare it.
 const WGS = /** @type {any} */ (globalThis).WorkerGlobalScope;
@@ -30,5 +35,27 @@ function getApi() {
   return workerApi;
 }
 
-export const createSession = makeCreateSession(getApi, { hostKinds: browserPtcHostKinds() });
-export { CodeWasmError } from './session.mjs';
+// The session API (session.mjs and the program host), imported once.
+let impl = null;
+function loadImpl() {
+  impl ??= Promise.all([import('./session.mjs'), import('./ptc-browser.mjs')]).then(
+    ([{ makeCreateSession }, { browserPtcHostKinds }]) => makeCreateSession(getApi, { hostKinds: browserPtcHostKinds() }),
+    (e) => {
+      impl = null; // a failed import may be retried
+      throw e;
+    },
+  );
+  return impl;
+}
+
+if (!inWorker && typeof Worker !== 'undefined') {
+  // A failure here is the first createSession's to report (and retry).
+  getApi().catch(() => {});
+  loadImpl().catch(() => {});
+}
+
+/** @type {typeof import('../index.d.ts').createSession} */
+export async function createSession(options) {
+  return (await loadImpl())(options);
+}
+export { CodeWasmError } from './errors.mjs';
