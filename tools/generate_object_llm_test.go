@@ -174,9 +174,28 @@ func TestGenerateObjectServerCancel(t *testing.T) {
 		frags[0] = `{"name": "A`
 		g, remote, l := genScripted(t, provider, 0, emitReply("result", 50, frags...))
 		ctx, cancel := context.WithCancel(context.Background())
-		var at time.Time
-		time.AfterFunc(300*time.Millisecond, func() { at = time.Now(); cancel() })
+		defer cancel()
+		// The cancel lands mid-stream: once the server has the request (a
+		// fixed delay cancelled a loaded machine's request before it was
+		// sent, and the server then saw no disconnect), then 300 ms in.
+		atc := make(chan time.Time, 1)
+		go func() {
+			for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+				if lg, err := remote.Log(ctx, l.ID, 0, 0); err == nil && len(lg.Requests) > 0 {
+					break
+				}
+			}
+			time.Sleep(300 * time.Millisecond)
+			atc <- time.Now()
+			cancel()
+		}()
 		res := g.call(t, ctx, map[string]any{"schema": personSchema, "prompt": "p"})
+		var at time.Time
+		select {
+		case at = <-atc:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the call ended without the cancel")
+		}
 		settled := time.Since(at)
 		if res.ErrorKind == nil || res.ErrorKind.Type != kernel.ErrCancelled {
 			t.Fatalf("exit %d kind %+v: %s", res.ExitCode, res.ErrorKind, res.Output)
