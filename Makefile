@@ -65,11 +65,12 @@ GO_TEST := $(GO) test -count=1 -timeout 15m
 export NODE_FILE_BOUND := 900000
 NODE_TEST := node --test --import ./web/test/watchdog.mjs --test-timeout=$(NODE_FILE_BOUND)
 
-test: deps test-vet test-types test-go test-wasm test-node-lanes
+test: deps test-vet test-types test-go test-wasm test-npm test-browser test-workerd
 	@echo "make test: every tier passed"
 
-# The Node tiers in two lanes at once: test-npm beside test-browser then
-# test-workerd. Each lane runs one test file at a time and keeps about one
+# Opt-in, not part of `make test`: the Node tiers in two lanes at once,
+# test-npm beside test-browser then test-workerd (RATIONALE "Why are the
+# Node tiers not run in two lanes by `make test`?"). Each lane runs one test file at a time and keeps about one
 # core busy (the rest is waiting: timeouts, child processes, the browser's
 # round trips), so alone each leaves one of CI's two cores idle. Every
 # line carries its lane's prefix; both lanes run to their end, and the
