@@ -121,7 +121,16 @@ func TestReadDirAsksAtOnce(t *testing.T) {
 		_, err := f.ReadDir(context.Background(), ".a3s/agents")
 		done <- err
 	}()
-	want := []string{"head ws/s/.a3s/agents", "list ws/s/.a3s/agents/"}
+	b.awaitInFlight(t, "head ws/s/.a3s/agents", "list ws/s/.a3s/agents/")
+	if err := <-done; !errors.Is(err, workspace.ErrNotExist) {
+		t.Fatalf("ReadDir of a missing directory: %v, want ErrNotExist", err)
+	}
+}
+
+// awaitInFlight waits until exactly the requests want (sorted) are held
+// in flight together, then releases them all.
+func (b *gateBucket) awaitInFlight(t *testing.T, want ...string) {
+	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		b.mu.Lock()
@@ -136,9 +145,6 @@ func TestReadDirAsksAtOnce(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	close(b.release)
-	if err := <-done; !errors.Is(err, workspace.ErrNotExist) {
-		t.Fatalf("ReadDir of a missing directory: %v, want ErrNotExist", err)
-	}
 }
 
 func (b *gateBucket) Get(ctx context.Context, key string) ([]byte, r2.Object, error) {
@@ -162,21 +168,7 @@ func TestConditionalWriteAsksAtOnce(t *testing.T) {
 		_, err := f.WriteFile(context.Background(), "a.txt", []byte("new\n"), workspace.VersionOf([]byte("old\n")))
 		done <- err
 	}()
-	want := []string{"get ws/s/a.txt", "list ws/s/a.txt/"}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		b.mu.Lock()
-		got := slices.Sorted(slices.Values(b.pending))
-		b.mu.Unlock()
-		if slices.Equal(got, want) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("in flight together: %q, want %q", got, want)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	close(b.release)
+	b.awaitInFlight(t, "get ws/s/a.txt", "list ws/s/a.txt/")
 	if err := <-done; err != nil {
 		t.Fatalf("conditional write: %v", err)
 	}
