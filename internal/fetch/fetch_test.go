@@ -77,21 +77,7 @@ func TestRoundTrip(t *testing.T) {
 	// stream open; cancelling the context ends the read with its error.
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	res, err = fetch.Do(sctx, &fetch.Request{Method: "POST", URL: l.BaseURL + "/chat/completions",
-		Header: map[string]string{"content-type": "application/json", "authorization": "Bearer k"},
-		Body:   []byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`)})
-	if err != nil || res.Status != 200 {
-		t.Fatalf("stream: %v %v", res, err)
-	}
-	buf := make([]byte, 4096)
-	var got []byte
-	for !strings.Contains(string(got), "\n\n") {
-		n, err := res.Body.Read(buf)
-		if err != nil {
-			t.Fatalf("read: %v", err)
-		}
-		got = append(got, buf[:n]...)
-	}
+	res, got := firstEvent(t, sctx, l.BaseURL)
 	if !strings.HasPrefix(string(got), "data: {") {
 		t.Fatalf("stream began %q", got)
 	}
@@ -102,6 +88,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	time.AfterFunc(50*time.Millisecond, cancel)
 	start := time.Now()
+	buf, err := make([]byte, 4096), error(nil)
 	for err == nil {
 		_, err = res.Body.Read(buf)
 	}
@@ -190,21 +177,8 @@ func TestCloseWhileReading(t *testing.T) {
 	if err := json.Unmarshal(b, &l); err != nil {
 		t.Fatalf("body %s: %v", b, err)
 	}
-	res, err = fetch.Do(ctx, &fetch.Request{Method: "POST", URL: l.BaseURL + "/chat/completions",
-		Header: map[string]string{"content-type": "application/json", "authorization": "Bearer k"},
-		Body:   []byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`)})
-	if err != nil || res.Status != 200 {
-		t.Fatalf("stream: %v %v", res, err)
-	}
+	res, _ = firstEvent(t, ctx, l.BaseURL)
 	buf := make([]byte, 4096)
-	var got []byte
-	for !strings.Contains(string(got), "\n\n") {
-		n, err := res.Body.Read(buf)
-		if err != nil {
-			t.Fatalf("read: %v", err)
-		}
-		got = append(got, buf[:n]...)
-	}
 	done := make(chan error, 1)
 	go func() {
 		var err error
@@ -221,4 +195,27 @@ func TestCloseWhileReading(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("a read waiting on the stream did not end after Close")
 	}
+}
+
+// firstEvent starts a streaming chat completion on the scripted server at
+// base and reads until its first event has arrived, which it returns with
+// the open response.
+func firstEvent(t *testing.T, ctx context.Context, base string) (*fetch.Response, []byte) {
+	t.Helper()
+	res, err := fetch.Do(ctx, &fetch.Request{Method: "POST", URL: base + "/chat/completions",
+		Header: map[string]string{"content-type": "application/json", "authorization": "Bearer k"},
+		Body:   []byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`)})
+	if err != nil || res.Status != 200 {
+		t.Fatalf("stream: %v %v", res, err)
+	}
+	buf := make([]byte, 4096)
+	var got []byte
+	for !strings.Contains(string(got), "\n\n") {
+		n, err := res.Body.Read(buf)
+		if err != nil {
+			t.Fatalf("read: %v", err)
+		}
+		got = append(got, buf[:n]...)
+	}
+	return res, got
 }
