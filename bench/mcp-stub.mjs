@@ -28,24 +28,10 @@ globalThis.fetch = async (url, init = {}) => {
   const body = new ReadableStream({ pull(c) { const x = chunks.shift(); if (x === undefined) c.close(); else c.enqueue(enc.encode(x)); } });
   return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream', 'mcp-session-id': `s${++sessions}` } });
 };
-const { createSession } = await import('../npm/src/entry-node.mjs');
-const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+const { echoClients } = await import('./mcp-clients.mjs');
 
 const url = 'http://stub/mcp';
-const s = await createSession({ mcpServers: [{ name: 'everything', url }] });
-const client = new Client({ name: 'bench', version: '1' });
-await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-const clients = {
-  wasm: async (i) => {
-    const r = await s.tool('mcp__everything__echo', { message: `m${i}` });
-    if (r.output !== `Echo: m${i}`) throw new Error(r.output);
-  },
-  sdk: async (i) => {
-    const r = await client.callTool({ name: 'echo', arguments: { message: `m${i}` } });
-    if (r.content[0].text !== `Echo: m${i}`) throw new Error(r.content[0].text);
-  },
-};
+const { clients, close } = await echoClients(url);
 // run makes n calls and returns the CPU per call of this process.
 async function run(call, n) {
   const c0 = process.cpuUsage();
@@ -68,8 +54,7 @@ if (process.env.PROF) {
   const { profile } = await prof.post('Profiler.stop');
   writeFileSync(process.env.PROF, JSON.stringify(profile));
 }
-await s.close();
-await client.close();
+await close();
 const median = (a) => a.sort((x, y) => x - y)[a.length >> 1];
 console.log('| MCP echo against an in-process stub, client CPU | median ms per call (blocks of 100) |');
 console.log('|---|---:|');

@@ -11,9 +11,7 @@
 // machine's load falls on both.
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { createSession } from '../npm/src/entry-node.mjs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { echoClients } from './mcp-clients.mjs';
 
 const FIRST = 100;
 const WARM = Number(process.env.WARM ?? 500);
@@ -50,19 +48,7 @@ function figures(t, cpu) {
   return { p50: t[t.length >> 1], p95: t[Math.floor(t.length * 0.95)], cpu: cpu / t.length };
 }
 
-const s = await createSession({ mcpServers: [{ name: 'everything', url }] });
-const client = new Client({ name: 'bench', version: '1' });
-await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-const clients = {
-  wasm: async (i) => {
-    const r = await s.tool('mcp__everything__echo', { message: `m${i}` });
-    if (r.output !== `Echo: m${i}`) throw new Error(r.output);
-  },
-  sdk: async (i) => {
-    const r = await client.callTool({ name: 'echo', arguments: { message: `m${i}` } });
-    if (r.content[0].text !== `Echo: m${i}`) throw new Error(r.content[0].text);
-  },
-};
+const { clients, close } = await echoClients(url);
 
 const first = {};
 for (const k of ['wasm', 'sdk']) {
@@ -77,8 +63,7 @@ for (let r = 0; r < ROUNDS; r++) {
 }
 const wasm = figures(times.wasm, cpu.wasm);
 const sdk = figures(times.sdk, cpu.sdk);
-await s.close();
-await client.close();
+await close();
 server.kill('SIGKILL');
 
 const row = (name, f) => `| ${name} | ${f.p50.toFixed(2)} | ${f.p95.toFixed(2)} | ${f.cpu.toFixed(2)} |`;
