@@ -2,7 +2,6 @@ package ptc
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/a3s-lab/code-wasm/internal/lazyre"
@@ -16,6 +15,7 @@ var (
 	exportDefaultFn = lazyre.New(`(?m)^([ \t]*)export[ \t]+default[ \t]+(async[ \t]+function)\b[ \t]*(run\b)?`)
 	// `export default run;` (the function declared elsewhere)
 	exportDefaultRun = lazyre.New(`(?m)^[ \t]*export[ \t]+default[ \t]+run[ \t]*;?[ \t]*$`)
+	otherExport      = lazyre.New(`(?m)^[ \t]*export[ \t]`)
 	hasRun           = lazyre.New(`\basync[ \t\r\n]+function[ \t\r\n]*run[ \t\r\n]*\(`)
 )
 
@@ -53,7 +53,7 @@ func NormalizeSource(src string) (string, error) {
 			return "", fmt.Errorf("program source may not contain %q (line %d): scripts reach the outside only through ctx", f, 1+strings.Count(out[:i], "\n"))
 		}
 	}
-	if strings.Contains(out, "export ") && regexp.MustCompile(`(?m)^[ \t]*export[ \t]`).MatchString(out) {
+	if strings.Contains(out, "export ") && otherExport().MatchString(out) {
 		return "", fmt.Errorf("program source: only `export default async function run(ctx, inputs)` is supported as an export")
 	}
 	if !hasRun().MatchString(out) {

@@ -2,9 +2,9 @@ package htmlmd
 
 import (
 	"bytes"
-	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/a3s-lab/code-wasm/internal/lazyre"
 
 	"golang.org/x/net/html"
 )
@@ -358,9 +358,7 @@ func itoa(n int) string {
 // metaRefresh matches the URL of <meta http-equiv="refresh" content="N; url=...">.
 // Compiled on first use: at package init it cost every wasm start 10-90 ms
 // (its case folding), web_fetch or not.
-var metaRefresh = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)^\s*\d*\.?\d*\s*[;,]\s*url\s*=\s*['"]?([^'"]+)['"]?\s*$`)
-})
+var metaRefresh = lazyre.New(`(?i)^\s*\d*\.?\d*\s*[;,]\s*url\s*=\s*['"]?([^'"]+)['"]?\s*$`)
 
 // Refresh returns the target of the page's meta refresh, or "".
 func Refresh(page []byte) string {
