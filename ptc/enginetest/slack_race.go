@@ -6,4 +6,4 @@ import "time"
 
 // stopSlack: see slack.go; the race detector makes wasm memory growth
 // several times slower.
-const stopSlack = 6 * time.Second
+const stopSlack = 20 * time.Second
