@@ -46,7 +46,12 @@ type anMessage struct {
 
 // body is the wire request: tool results first in their user message, a
 // call's arguments as an object ({} if they do not parse).
-func (c *anthropic) body(r *Request, wire []byte) (b map[string]any, tools []byte) {
+func (c *anthropic) body(r *Request, wire []byte) ([]byte, error) {
+	return encodeBody(c.members(r, wire))
+}
+
+// members are body's members but tools, and the tools array.
+func (c *anthropic) members(r *Request, wire []byte) (b map[string]any, tools []byte) {
 	msgs := make([]anMessage, 0, len(r.Messages))
 	for _, m := range r.merged() {
 		am := anMessage{Role: string(m.Role)}

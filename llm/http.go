@@ -212,7 +212,8 @@ func (b *timedBody) expire() {
 	b.cancel(errStalled)
 }
 
-// peek reads the body's first bytes.
+// peek reads the body's first bytes, into the 4 KiB buffer the SSE
+// reader goes on in (stream).
 func (b *timedBody) peek() *Error {
 	buf := make([]byte, 4096)
 	for {
@@ -257,11 +258,8 @@ const (
 // early close natively, gives up the connection instead of reusing it. A
 // server that holds the stream open after its last event is cut off
 // after drainWait.
-func (b *timedBody) drain() {
-	buf := b.first[:cap(b.first)] // peek's buffer, free by now
-	if len(buf) == 0 {
-		buf = make([]byte, 4096)
-	}
+// buf is free space to read into (the SSE reader's buffer, done with).
+func (b *timedBody) drain(buf []byte) {
 	b.first = nil
 	b.draining.Store(true)
 	b.timer.Reset(drainWait)
@@ -292,7 +290,7 @@ type decoder interface {
 // request checks req, encodes its wire body, adds the configured headers
 // to h (theirs win) and streams the answer of path through a new decoder.
 func (t *transport) request(ctx context.Context, req Request, path string, h map[string]string,
-	body func(r *Request, wire []byte) (map[string]any, []byte), newDecoder func() decoder) iter.Seq2[Chunk, error] {
+	body func(r *Request, wire []byte) ([]byte, error), newDecoder func() decoder) iter.Seq2[Chunk, error] {
 	for k, v := range t.cfg.Headers {
 		h[strings.ToLower(k)] = v
 	}
@@ -302,7 +300,7 @@ func (t *transport) request(ctx context.Context, req Request, path string, h map
 			yield(Chunk{}, err)
 			return
 		}
-		b, err := encodeBody(body(&req, wire))
+		b, err := body(&req, wire)
 		if err != nil {
 			yield(Chunk{}, &Error{kind: errkind.InvalidArgument, Message: "llm request: " + err.Error()})
 			return
@@ -320,7 +318,10 @@ func (t *transport) stream(ctx context.Context, url string, header map[string]st
 		return
 	}
 	defer rc.Close()
-	sse := newSSEReader(rc)
+	// The SSE reader starts in peek's buffer, on the bytes peek read: a
+	// second 4 KiB buffer and a copy per request, and drain reads into it.
+	sse := &sseReader{r: rc, buf: rc.first[:cap(rc.first)], end: len(rc.first)}
+	rc.first = nil
 	var out []Chunk
 	for {
 		name, data, err := sse.next()
@@ -348,7 +349,7 @@ func (t *transport) stream(ctx context.Context, url string, header map[string]st
 		}
 		if done {
 			if !eof {
-				rc.drain()
+				rc.drain(sse.buf)
 			}
 			return
 		}

@@ -289,8 +289,7 @@ func TestToolsCache(t *testing.T) {
 	params := []byte(`{"type":"object","properties":{"a":{"type":"string"}}}`)
 	req := Request{Messages: []Message{{Role: User, Text: "hi"}}, Tools: []Tool{{Name: "x", Description: "d", Parameters: params}}}
 	body := func() []byte {
-		_, b := c.body(&req, c.t.tools.lookup(req.Tools))
-		return b
+		return c.toolsArray(&req, c.t.tools.lookup(req.Tools))
 	}
 	first := body()
 	again := body()

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"iter"
 	"strconv"
 	"strings"
@@ -20,82 +21,135 @@ func (c *openAI) Stream(ctx context.Context, req Request) iter.Seq2[Chunk, error
 	return c.t.request(ctx, req, "/chat/completions", h, c.body, func() decoder { return &openAIDecoder{} })
 }
 
-type oaMessage struct {
-	Role       string       `json:"role"`
-	Content    *string      `json:"content"`
-	ToolCalls  []oaToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string       `json:"tool_call_id,omitempty"`
-}
-
-type oaToolCall struct {
-	ID       string `json:"id"`
-	Type     string `json:"type"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
-}
-
 // body is the wire request: the system prompt first, tool results as one
-// "tool" message per call before the user's text.
-func (c *openAI) body(r *Request, wire []byte) (b map[string]any, tools []byte) {
-	var msgs []oaMessage
-	if r.System != "" {
-		msgs = append(msgs, oaMessage{Role: "system", Content: &r.System})
+// "tool" message per call before the user's text. It is written by hand,
+// byte for byte what json.Marshal wrote of the map of these members
+// (keys sorted, strings HTML-escaped; TestOpenAIBodyMatchesMarshal, and
+// FuzzOpenAIBody): the reflection walk of the conversation was a twentieth
+// of a turn's Go time in wasm.
+func (c *openAI) body(r *Request, wire []byte) ([]byte, error) {
+	var temp []byte
+	if r.Temperature != nil {
+		t, err := json.Marshal(*r.Temperature)
+		if err != nil {
+			return nil, err
+		}
+		temp = t
 	}
-	for _, m := range r.merged() {
+	msgs := r.merged()
+	tools := c.toolsArray(r, wire)
+	n := len(tools) + len(r.System) + 256
+	for _, m := range msgs {
+		n += len(m.Text) + 64
+		for _, tc := range m.ToolCalls {
+			n += len(tc.ID) + len(tc.Name) + len(tc.Arguments) + 96
+		}
 		for _, res := range m.ToolResults {
-			msgs = append(msgs, oaMessage{Role: "tool", Content: &res.Content, ToolCallID: res.CallID})
-		}
-		if m.Role == Assistant {
-			am := oaMessage{Role: "assistant"}
-			if m.Text != "" {
-				am.Content = &m.Text
-			}
-			for _, tc := range m.ToolCalls {
-				w := oaToolCall{ID: tc.ID, Type: "function"}
-				w.Function.Name, w.Function.Arguments = tc.Name, tc.arguments()
-				am.ToolCalls = append(am.ToolCalls, w)
-			}
-			msgs = append(msgs, am)
-		} else if m.Text != "" {
-			msgs = append(msgs, oaMessage{Role: "user", Content: &m.Text})
+			n += len(res.CallID) + len(res.Content) + 64
 		}
 	}
-	b = map[string]any{
-		"model":          cmp(r.Model, c.t.cfg.Model),
-		"messages":       msgs,
-		"stream":         true,
-		"stream_options": map[string]bool{"include_usage": true},
-	}
+	b := append(make([]byte, 0, n), '{')
 	if n := cmpInt(r.MaxTokens, c.t.cfg.MaxTokens); n > 0 {
 		// OpenAI's newer models refuse max_tokens; compatible servers
 		// mostly know only max_tokens.
 		if strings.HasPrefix(c.t.cfg.BaseURL, "https://api.openai.com/") {
-			b["max_completion_tokens"] = n
+			b = append(b, `"max_completion_tokens":`...)
 		} else {
-			b["max_tokens"] = n
+			b = append(b, `"max_tokens":`...)
 		}
+		b = append(strconv.AppendInt(b, int64(n), 10), ',')
 	}
-	if r.Temperature != nil {
-		b["temperature"] = *r.Temperature
+	b = append(b, `"messages":`...)
+	b = appendOAMessages(b, r.System, msgs)
+	b = appendJSONStringHTML(append(b, `,"model":`...), cmp(r.Model, c.t.cfg.Model))
+	b = append(b, `,"stream":true,"stream_options":{"include_usage":true}`...)
+	if temp != nil {
+		b = append(append(b, `,"temperature":`...), temp...)
 	}
 	if len(r.Tools) > 0 {
-		tools = c.t.tools.write(wire, r.Tools, func(buf []byte, t Tool) []byte {
-			buf = appendJSONString(append(buf, `{"type":"function","function":{"name":`...), t.Name)
-			if t.Description != "" {
-				buf = appendJSONString(append(buf, `,"description":`...), t.Description)
-			}
-			return append(append(append(buf, `,"parameters":`...), t.parameters()...), "}}"...)
-		})
 		switch r.ToolChoice.Type {
 		case ToolChoiceNone, ToolChoiceRequired:
-			b["tool_choice"] = string(r.ToolChoice.Type)
+			b = appendJSONStringHTML(append(b, `,"tool_choice":`...), string(r.ToolChoice.Type))
 		case ToolChoiceTool:
-			b["tool_choice"] = map[string]any{"type": "function", "function": map[string]string{"name": r.ToolChoice.Name}}
+			b = appendJSONStringHTML(append(b, `,"tool_choice":{"function":{"name":`...), r.ToolChoice.Name)
+			b = append(b, `},"type":"function"}`...)
 		}
 	}
-	return b, tools
+	if tools != nil {
+		b = append(append(b, `,"tools":`...), tools...)
+	}
+	return append(b, '}'), nil
+}
+
+// appendOAMessages writes the messages array: each message's members in
+// the order role, content (null when absent), tool_calls, tool_call_id,
+// the last two left out when empty; null for no message.
+func appendOAMessages(b []byte, system string, msgs []Message) []byte {
+	start := len(b)
+	sep := func(b []byte) []byte {
+		if len(b) == start {
+			return append(b, '[')
+		}
+		return append(b, ',')
+	}
+	if system != "" {
+		b = appendJSONStringHTML(append(sep(b), `{"role":"system","content":`...), system)
+		b = append(b, '}')
+	}
+	for _, m := range msgs {
+		for _, res := range m.ToolResults {
+			b = appendJSONStringHTML(append(sep(b), `{"role":"tool","content":`...), res.Content)
+			if res.CallID != "" {
+				b = appendJSONStringHTML(append(b, `,"tool_call_id":`...), res.CallID)
+			}
+			b = append(b, '}')
+		}
+		switch {
+		case m.Role == Assistant:
+			b = append(sep(b), `{"role":"assistant","content":`...)
+			if m.Text != "" {
+				b = appendJSONStringHTML(b, m.Text)
+			} else {
+				b = append(b, "null"...)
+			}
+			if len(m.ToolCalls) > 0 {
+				b = append(b, `,"tool_calls":[`...)
+				for i, tc := range m.ToolCalls {
+					if i > 0 {
+						b = append(b, ',')
+					}
+					b = appendJSONStringHTML(append(b, `{"id":`...), tc.ID)
+					b = appendJSONStringHTML(append(b, `,"type":"function","function":{"name":`...), tc.Name)
+					b = appendJSONStringHTML(append(b, `,"arguments":`...), tc.arguments())
+					b = append(b, "}}"...)
+				}
+				b = append(b, ']')
+			}
+			b = append(b, '}')
+		case m.Text != "":
+			b = appendJSONStringHTML(append(sep(b), `{"role":"user","content":`...), m.Text)
+			b = append(b, '}')
+		}
+	}
+	if len(b) == start {
+		return append(b, "null"...)
+	}
+	return append(b, ']')
+}
+
+// toolsArray is the tools member's JSON array (nil without tools), from
+// the cache when wire is the array lookup found.
+func (c *openAI) toolsArray(r *Request, wire []byte) []byte {
+	if len(r.Tools) == 0 {
+		return nil
+	}
+	return c.t.tools.write(wire, r.Tools, func(buf []byte, t Tool) []byte {
+		buf = appendJSONString(append(buf, `{"type":"function","function":{"name":`...), t.Name)
+		if t.Description != "" {
+			buf = appendJSONString(append(buf, `,"description":`...), t.Description)
+		}
+		return append(append(append(buf, `,"parameters":`...), t.parameters()...), "}}"...)
+	})
 }
 
 // cmp is a if not empty, else b.

@@ -240,13 +240,19 @@ func (c *toolsCache) write(wire []byte, ts []Tool, one func(buf []byte, t Tool) 
 // appendJSONString appends s as a JSON string, escaped as encoding/json
 // does but for <, > and &: quotes, backslashes, control characters,
 // U+2028 and U+2029; invalid UTF-8 becomes U+FFFD.
-func appendJSONString(buf []byte, s string) []byte {
+func appendJSONString(buf []byte, s string) []byte { return appendQuoted(buf, s, false) }
+
+// appendJSONStringHTML appends s exactly as json.Marshal writes it: also
+// <, > and & escaped (\u003c, \u003e, \u0026).
+func appendJSONStringHTML(buf []byte, s string) []byte { return appendQuoted(buf, s, true) }
+
+func appendQuoted(buf []byte, s string, html bool) []byte {
 	const hex = "0123456789abcdef"
 	buf = append(buf, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf && (!html || c != '<' && c != '>' && c != '&') {
 			i++
 			continue
 		}
