@@ -14,15 +14,24 @@ function toBase64(bytes) {
 const fromBase64 = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
 
 // r2HostKinds returns the r2.* handlers for makeCreateSession's hostKinds
-// over bucket (an R2Bucket binding).
-/** @param {any} bucket */
-export function r2HostKinds(bucket) {
+// over bucket (an R2Bucket binding). With empty true the caller knows the
+// session's prefix holds no object (a session just created under a new
+// unique id): until its first put or delete, head, get and list are
+// answered here as R2 would answer them (nothing there) without a round
+// trip (a create asked R2 three times, in two rounds, about .a3s). Only
+// this session writes under its prefix, so nothing can appear there
+// unseen; a put or delete ends it before it is sent.
+/** @param {any} bucket @param {{empty?: boolean}} [o] */
+export function r2HostKinds(bucket, { empty = false } = {}) {
+  const none = async () => ({ object: null });
   return {
     'r2.head': async ({ key }) => {
+      if (empty) return none();
       const o = await bucket.head(key);
       return { object: o ? wire(o) : null };
     },
     'r2.get': async ({ key }) => {
+      if (empty) return none();
       const o = await bucket.get(key);
       if (!o) return { object: null };
       return { object: wire(o), data: toBase64(new Uint8Array(await o.arrayBuffer())) };
@@ -30,14 +39,17 @@ export function r2HostKinds(bucket) {
     // put answers object null when the ETag condition fails (R2's put
     // resolves to null then).
     'r2.put': async ({ key, data, ifMatch }) => {
+      empty = false;
       const o = await bucket.put(key, fromBase64(data ?? ''), ifMatch ? { onlyIf: { etagMatches: ifMatch } } : undefined);
       return { object: o ? wire(o) : null };
     },
     'r2.list': async ({ prefix, delimiter, cursor, limit }) => {
+      if (empty) return { objects: [], delimitedPrefixes: [], truncated: false, cursor: '' };
       const l = await bucket.list({ prefix, limit, ...(delimiter ? { delimiter } : {}), ...(cursor ? { cursor } : {}) });
       return { objects: l.objects.map(wire), delimitedPrefixes: l.delimitedPrefixes ?? [], truncated: l.truncated, cursor: l.truncated ? l.cursor : '' };
     },
     'r2.delete': async ({ keys }) => {
+      empty = false;
       await bucket.delete(keys);
       return null;
     },

@@ -75,8 +75,10 @@ export class CodeSession extends DurableObject {
   }
 
   // tables creates the tables when missing (a new object, or one whose
-  // storage a DELETE emptied).
+  // storage a DELETE emptied), once per instance (again after a DELETE).
   tables() {
+    if (this.ready) return;
+    this.ready = true;
     this.sql.exec('CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)');
     this.sql.exec('CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, data TEXT NOT NULL)');
   }
@@ -92,8 +94,9 @@ export class CodeSession extends DurableObject {
   // request was still answering held its response until SQLite committed
   // (the output gate; RATIONALE.md "Why are a session's events written
   // after the response?").
-  async open(options, id) {
-    const create = makeCreateSession(getApi, { hostKinds: { ...ptcKinds, ...r2HostKinds(this.env.WORKSPACE) } });
+  // empty: the session's R2 prefix is known to hold nothing (a create).
+  async open(options, id, empty = false) {
+    const create = makeCreateSession(getApi, { hostKinds: { ...ptcKinds, ...r2HostKinds(this.env.WORKSPACE, { empty }) } });
     const s = await create({ ...options, workspace: { ...(options.workspace ?? {}), kind: 'r2', root: `ws/${id}` } });
     const rows = (this.rows = []);
     (async () => {
@@ -117,6 +120,7 @@ export class CodeSession extends DurableObject {
   // rows of a session a DELETE removed are dropped.
   flush(rows) {
     if (rows !== this.rows) return;
+    if (rows.length) this.tables();
     while (rows.length) {
       const batch = rows.splice(0, 32);
       const values = batch.map(() => '(?, ?)').join(', ');
@@ -130,12 +134,9 @@ export class CodeSession extends DurableObject {
   async fetch(request) {
     const url = new URL(request.url);
     const [op, arg] = url.pathname.split('/').filter(Boolean);
-    if (!this.ready) {
-      this.tables();
-      this.ready = true;
-    }
     try {
       if (op === 'create') return await this.create(request, arg);
+      this.tables();
       const info = (this.info ??= this.meta('info'));
       if (!info) return fail(404, 'UNKNOWN_SESSION', `no session ${this.ctx.id}`);
       this.opening ??= this.open(this.meta('options'), info.id);
@@ -164,7 +165,7 @@ export class CodeSession extends DurableObject {
   async create(request, id) {
     const options = await body(request);
     if (options instanceof Response) return options;
-    this.opening = this.open(options, id);
+    this.opening = this.open(options, id, true);
     try {
       this.session = await this.opening;
     } catch (e) {
@@ -174,6 +175,9 @@ export class CodeSession extends DurableObject {
     const { workspace, ...rest } = options;
     const kept = workspace ? { ...rest, workspace: { ...workspace, files: undefined } } : rest;
     const info = { id, createdAt: new Date().toISOString() };
+    // The tables and the row in one synchronous block: one commit, which
+    // the response waits for (the output gate), not two.
+    this.tables();
     this.sql.exec('INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?), (?, ?)', 'options', JSON.stringify(kept), 'info', JSON.stringify(info));
     this.info = info;
     return json({ id }, 201);

@@ -67,6 +67,18 @@ try {
   const other = await tool(wide, 'glob', { pattern: '**/*' });
   assert.doesNotMatch(other.output, /main\.go|README/, 'sessions do not see each other\'s files');
 
+  // A new session's prefix is answered as empty without asking R2 until
+  // its first put (r2host.mjs, empty): after that R2 answers, so the write,
+  // the write over it and the edit are all seen.
+  step('empty session, then its first writes');
+  const { id: fresh } = await call('POST', '/v1/sessions', {}, 201);
+  assert.equal((await tool(fresh, 'read', { file_path: 'n/x.txt' }, 1)).exitCode, 1, 'nothing there yet');
+  await tool(fresh, 'write', { file_path: 'n/x.txt', content: 'one\n' });
+  await tool(fresh, 'write', { file_path: 'n/x.txt', content: 'two\n' });
+  await tool(fresh, 'edit', { file_path: 'n/x.txt', old_string: 'two', new_string: 'three' });
+  assert.match((await tool(fresh, 'read', { file_path: 'n/x.txt' })).output, /three/);
+  assert.match((await tool(fresh, 'ls', { path: '.' })).output, /n/);
+
   step('restart');
   await server.stop();
   await start();
