@@ -100,11 +100,11 @@ func main() {
 		})
 	}))
 
-	// callSync(handle, method, argsJSON?) -> JSON string, or {error, code}
-	api.Set("callSync", jsbridge.Func(func(this js.Value, args []js.Value) any {
+	// callSync answers a synchronous method's JSON text, or {error, code}.
+	callSync := func(id int, method string, raw []byte) any {
 		v, err := func() (v any, err error) {
 			defer guard(&err)
-			return sessions.CallSync(handle(args), str(args, 1), []byte(str(args, 2)))
+			return sessions.CallSync(id, method, raw)
 		}()
 		if err != nil {
 			code, _ := jsbridge.CodeOf(err)
@@ -115,14 +115,29 @@ func main() {
 			return map[string]any{"error": err.Error(), "code": "INTERNAL"}
 		}
 		return string(b)
+	}
+
+	// callSync(handle, method, argsJSON?) -> JSON string, or {error, code}
+	api.Set("callSync", jsbridge.Func(func(this js.Value, args []js.Value) any {
+		return callSync(handle(args), str(args, 1), []byte(str(args, 2)))
 	}))
 
-	// call(handle, method, argsJSON, signal?) -> Promise<JSON string>
+	// call(handle, method, argsJSON, signal?, after?) -> Promise<JSON string>
+	// after: an object {syncState: argsJSON}; once the call has ended, and
+	// before its Promise settles, after.state is set to what callSync
+	// (handle, 'syncState', argsJSON) answers then (the browser Worker's
+	// state read after each call, in the call's own Go entry).
 	api.Set("call", jsbridge.Func(func(this js.Value, args []js.Value) any {
 		id, method, raw := handle(args), str(args, 1), str(args, 2)
 		signal := js.Undefined()
 		if len(args) > 3 {
 			signal = args[3]
+		}
+		after, afterArgs := js.Undefined(), ""
+		if len(args) > 4 && args[4].Type() == js.TypeObject {
+			if a := args[4].Get("syncState"); a.Type() == js.TypeString {
+				after, afterArgs = args[4], a.String()
+			}
 		}
 		ctx, stop, err := jsbridge.SignalContext(context.Background(), signal)
 		if err != nil {
@@ -130,6 +145,9 @@ func main() {
 		}
 		return jsbridge.Promise(func() (v any, err error) {
 			defer stop()
+			if afterArgs != "" {
+				defer func() { after.Set("state", callSync(id, "syncState", []byte(afterArgs))) }()
+			}
 			defer guard(&err)
 			v, err = sessions.Call(ctx, id, method, []byte(raw))
 			if err != nil {

@@ -65,11 +65,12 @@ const AFTER_CALL = JSON.stringify({ methods: ['activeTools', 'pendingConfirmatio
 // collectState re-reads methods and returns those whose JSON changed since
 // the page last got them, or null. s.last holds each read's last answer
 // while the state still agrees with it: the same answer again changed
-// nothing, and the common case costs no JSON.parse.
-function collectState(handle, methods) {
+// nothing, and the common case costs no JSON.parse. read: the syncState
+// answer Go gave at the end of the call (api.call's after.state), if any.
+function collectState(handle, methods, read) {
   const s = sessions.get(handle);
   if (!s) return null;
-  const all = syncJSON(handle, 'syncState', methods);
+  const all = typeof read === 'string' ? read : syncJSON(handle, 'syncState', methods);
   if (all === null || s.last.get(methods) === all) return null;
   const changed = {};
   let any = false;
@@ -137,8 +138,9 @@ function hostFor(session) {
 
 // answer posts fn's outcome; after a call on a session it carries that
 // session's changed state, so the page's cache is fresh when the call's
-// Promise resolves.
-async function answer(id, fn, handle) {
+// Promise resolves. after: the object a call passed to api.call, whose
+// state Go set at the call's end (one Go entry per call, not two).
+async function answer(id, fn, handle, after) {
   let msg;
   try {
     msg = { op: 'result', id, ok: true, value: await fn() };
@@ -146,7 +148,7 @@ async function answer(id, fn, handle) {
     msg = { op: 'result', id, ok: false, error: errorOf(e) };
   }
   if (handle !== undefined) {
-    const state = collectState(handle, AFTER_CALL);
+    const state = collectState(handle, AFTER_CALL, after?.state);
     if (state) Object.assign(msg, { handle, state });
   }
   // The answer's bytes (callBytes) are the worker's own: transferred, not
@@ -164,17 +166,20 @@ const handlers = {
     for (const k of STATE_METHODS) s.state[k] = all[k] ?? null;
     return { handle, state: s.state };
   }),
-  call: (m) => answer(m.id, async () => {
-    const ac = m.hasSignal ? new AbortController() : undefined;
-    if (ac) calls.set(m.id, ac);
-    busy(m.handle, 1);
-    try {
-      return await api.call(m.handle, m.method, m.args, ac?.signal);
-    } finally {
-      busy(m.handle, -1);
-      calls.delete(m.id);
-    }
-  }, m.handle).then(() => { if (m.method === 'close') closed(m.handle); }),
+  call: (m) => {
+    const after = { syncState: AFTER_CALL };
+    return answer(m.id, async () => {
+      const ac = m.hasSignal ? new AbortController() : undefined;
+      if (ac) calls.set(m.id, ac);
+      busy(m.handle, 1);
+      try {
+        return await api.call(m.handle, m.method, m.args, ac?.signal, after);
+      } finally {
+        busy(m.handle, -1);
+        calls.delete(m.id);
+      }
+    }, m.handle, after).then(() => { if (m.method === 'close') closed(m.handle); });
+  },
   callBytes: (m) => answer(m.id, async () => {
     const ac = m.hasSignal ? new AbortController() : undefined;
     if (ac) calls.set(m.id, ac);
