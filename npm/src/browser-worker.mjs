@@ -43,6 +43,8 @@ let nextHostId = 0;
 const post = (m, transfer = []) => self.postMessage(m, { transfer });
 const errorOf = (e) => ({ message: String(e?.message ?? e), code: e?.code ?? 'INTERNAL', detail: e?.detail });
 
+// Start-up marks (code-wasm:*, bench/browser-phases.mjs), here and in loader.mjs.
+performance.mark('code-wasm:worker-eval');
 let api;
 const ready = loadApi(getModule).then(
   (a) => { api = a; post({ op: 'ready', version: a.version }); },
