@@ -11,8 +11,22 @@
 // Host-dispatcher calls (hooks, confirmations…) come back from the worker
 // and run here, on the page, with the user's functions.
 
+import { getModule } from './browser-wasm.mjs';
+
 export function startWorkerApi() {
   const worker = new Worker(new URL('./browser-worker.mjs', import.meta.url), { type: 'module', name: 'code-wasm' });
+  // The page fetches and compiles code.wasm (V8 compiles off the thread)
+  // while the Worker's own scripts still load, and hands it the Module; on
+  // any failure the Worker fetches it itself (RATIONALE.md "Why does the
+  // page compile code.wasm for its Worker?").
+  const handOver = (msg) => {
+    try {
+      worker.postMessage(msg);
+    } catch (e) { // a browser that cannot clone a Module
+      worker.postMessage({ op: 'module', error: String(e?.message ?? e) });
+    }
+  };
+  getModule().then((module) => handOver({ op: 'module', module }), (e) => handOver({ op: 'module', error: String(e?.message ?? e) }));
   let nextId = 0;
   const pending = new Map(); // request id -> {resolve, reject}
   const hosts = new Map(); // createSession request id -> host function

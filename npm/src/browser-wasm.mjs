@@ -4,7 +4,7 @@ export async function getModule() {
   const url = new URL('../dist/code.wasm', import.meta.url);
   if (WebAssembly.compileStreaming) {
     try {
-      return await WebAssembly.compileStreaming(fetch(url));
+      return await WebAssembly.compileStreaming(fetch(url).then((r) => { performance.mark?.('code-wasm:response'); return r; }));
     } catch (_) {
       // wrong MIME type from a dev server: fall back to bytes
     }

@@ -43,8 +43,14 @@ let nextHostId = 0;
 const post = (m, transfer = []) => self.postMessage(m, { transfer });
 const errorOf = (e) => ({ message: String(e?.message ?? e), code: e?.code ?? 'INTERNAL', detail: e?.detail });
 
+// Start-up marks (code-wasm:*, bench/browser-phases.mjs), here and in loader.mjs.
+performance.mark('code-wasm:worker-eval');
 let api;
-const ready = loadApi(getModule).then(
+// The page posts the code.wasm Module it compiled (browser-proxy.mjs), or
+// why it could not: then the Worker fetches and compiles it itself.
+let fromPage;
+const pageModule = new Promise((resolve) => { fromPage = resolve; });
+const ready = loadApi(() => pageModule.then((m) => m.module ?? getModule())).then(
   (a) => { api = a; post({ op: 'ready', version: a.version }); },
   (e) => post({ op: 'ready', error: errorOf(e) }),
 );
@@ -234,6 +240,7 @@ const handlers = {
 let queue = ready;
 self.onmessage = (ev) => {
   const m = ev.data;
+  if (m.op === 'module') { fromPage(m); return; }
   queue = queue.then(() => {
     if (!api) {
       if (m.id !== undefined) post({ op: 'result', id: m.id, ok: false, error: { message: 'the code-wasm worker failed to start', code: 'INTERNAL' } });

@@ -88,8 +88,11 @@ async function start(getModule) {
   }
 }
 
+const mark = (n) => globalThis.performance?.mark?.(`code-wasm:${n}`);
 async function startGo(getModule, node) {
+  mark('start');
   const mod = await getModule();
+  mark('compiled');
   const go = new globalThis.Go();
   const resume = go._resume.bind(go);
   go._resume = () => { stats.goEntries++; resume(); };
@@ -99,6 +102,7 @@ async function startGo(getModule, node) {
   const ready = new Promise((r) => { resolveReady = r; });
   globalThis.__a3sCodeWasmReady = resolveReady;
   const instance = await WebAssembly.instantiate(mod, go.importObject);
+  mark('instantiated');
   stats.goInstances++;
   stats.goMemory = /** @type {any} */ (instance).exports.mem;
   const exited = go.run(instance).then(() => {
@@ -106,6 +110,7 @@ async function startGo(getModule, node) {
     throw new Error('the code-wasm Go runtime exited');
   });
   const api = await Promise.race([ready, exited]);
+  mark('go-ready');
   delete globalThis.__a3sCodeWasmReady;
   return timeouts ? counted(api, timeouts) : api;
 }
