@@ -67,8 +67,8 @@ type Program struct {
 	// MemoryBytes bounds the script's heap (QuickJS's memory limit).
 	MemoryBytes int
 	// Timeout is the script's own time (limits.timeoutMs), for an engine
-	// that keeps a backstop of its own; Run's ctx is cancelled when it
-	// passes.
+	// that keeps a backstop of its own or enforces it (TimeoutEnforcer);
+	// otherwise Run's ctx is cancelled when it passes.
 	Timeout time.Duration
 	// Running is set for an engine that implements RunningReporter: it
 	// calls Running once, when the script's realm is ready and the script
@@ -85,6 +85,28 @@ type RunningReporter interface {
 	// ReportsRunning marks the engine; it is never called.
 	ReportsRunning()
 }
+
+// TimeoutEnforcer is implemented by an engine that stops the script at
+// Program.Timeout itself, counted where the script runs (from its start
+// to the moment it settles), and then returns an error wrapping
+// ErrScriptTimeout: a script that settled in time succeeds however late
+// its answer reaches Go (a busy host thread). The program tool's own
+// timer is then a backstop, EnforcedTimeoutGrace later.
+type TimeoutEnforcer interface {
+	// EnforcesTimeout marks the engine; it is never called.
+	EnforcesTimeout()
+}
+
+// ErrScriptTimeout is returned (wrapped) by a TimeoutEnforcer whose script
+// did not settle within Program.Timeout.
+var ErrScriptTimeout = errors.New("program script timed out")
+
+// EnforcedTimeoutGrace is how long past Program.Timeout the program tool
+// waits for a TimeoutEnforcer to report the end of its script before it
+// stops the run itself: the engine's own host keeps a backstop of 1 s
+// (PROTOCOL.md §4), and the answer crosses a host thread that may stall
+// for seconds on a loaded machine.
+var EnforcedTimeoutGrace = 5 * time.Second
 
 // EngineStartTimeout bounds an engine's start before its script runs
 // (RunningReporter): generous, as a cold worker on a loaded machine takes

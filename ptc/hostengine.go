@@ -43,6 +43,12 @@ func NewHostEngine(host HostFunc) Engine {
 // worker has loaded QuickJS and the script is about to run.
 func (e *HostEngine) ReportsRunning() {}
 
+// EnforcesTimeout: the worker stops the script at timeoutMs, counted from
+// `running` in the worker itself, and says so in the poll answer's done
+// (timedOut); a script that settled before is never timed out by a host
+// slow to read its answer.
+func (e *HostEngine) EnforcesTimeout() {}
+
 // Name is the runtime the host last reported (e.g. "node-worker").
 func (e *HostEngine) Name() string {
 	e.mu.Lock()
@@ -57,10 +63,10 @@ type hostStart struct {
 	Methods       []string        `json:"methods"`
 	Tools         []string        `json:"tools"`
 	MaxStackDepth int             `json:"maxStackDepth,omitempty"`
-	// TimeoutMs is a backstop for the JS side, counted from the script's
-	// start (after the engine loaded): QuickJS's interrupt stops the script
-	// then, and the host stops the worker 1 s later if Go never says
-	// ptc.stop.
+	// TimeoutMs is the script's time, counted in the worker from the
+	// script's start (after the engine loaded) to its settling: the worker
+	// stops the script then (the done says timedOut), and the host stops
+	// the worker 1 s later if it could not.
 	TimeoutMs int64 `json:"timeoutMs"`
 	// The engine's limits (Program's, defaults filled in).
 	MaxToolCalls   int `json:"maxToolCalls"`
@@ -87,6 +93,8 @@ type hostDone struct {
 	OK    bool         `json:"ok"`
 	Value string       `json:"value,omitempty"` // JSON text
 	Error *ScriptError `json:"error,omitempty"`
+	// TimedOut: the script was stopped at timeoutMs.
+	TimedOut bool `json:"timedOut,omitempty"`
 }
 
 type hostPoll struct {
@@ -149,7 +157,7 @@ func (e *HostEngine) Run(ctx context.Context, p *Program, b Bridge) (json.RawMes
 		MaxToolCalls: orDefault(p.MaxToolCalls, DefaultMaxToolCalls), MaxInFlight: orDefault(p.MaxInFlight, DefaultMaxInFlight),
 		MaxResultBytes: orDefault(p.MaxResultBytes, DefaultMaxResultBytes), MemoryBytes: orDefault(p.MemoryBytes, DefaultMemoryBytes)}
 	if p.Timeout > 0 {
-		st.TimeoutMs = (p.Timeout + SettleGrace).Milliseconds()
+		st.TimeoutMs = max(p.Timeout.Milliseconds(), 1)
 	} else if d, ok := ctx.Deadline(); ok {
 		st.TimeoutMs = time.Until(d).Milliseconds() + SettleGrace.Milliseconds()
 	}
@@ -181,6 +189,10 @@ func (e *HostEngine) Run(ctx context.Context, p *Program, b Bridge) (json.RawMes
 	// runtime in the browser's wasm Worker (~300 concurrent calls). The
 	// poll loop waits for a free slot, so the host keeps the rest.
 	slots := make(chan struct{}, st.MaxInFlight)
+	// The ctx calls of a script stopped at its deadline are cancelled
+	// before Run waits for them (nothing awaits them any more).
+	callCtx, cancelCalls := context.WithCancel(ctx)
+	defer cancelCalls()
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	var violation *LimitError
@@ -217,7 +229,7 @@ func (e *HostEngine) Run(ctx context.Context, p *Program, b Bridge) (json.RawMes
 				if len(c.Args) > st.MaxResultBytes { // the engine refuses these first
 					err = fmt.Errorf("the arguments of ctx.%s are %d bytes of JSON; the limit is %d", c.Method, len(c.Args), st.MaxResultBytes)
 				} else {
-					v, err = b.Call(ctx, c.Method, json.RawMessage(c.Args))
+					v, err = b.Call(callCtx, c.Method, json.RawMessage(c.Args))
 				}
 				if err != nil {
 					rep.Error = err.Error()
@@ -230,6 +242,10 @@ func (e *HostEngine) Run(ctx context.Context, p *Program, b Bridge) (json.RawMes
 		if d := pr.Done; d != nil {
 			if ctx.Err() != nil {
 				return nil, fail(ctx.Err())
+			}
+			if d.TimedOut {
+				cancelCalls()
+				return nil, fail(fmt.Errorf("%w (%s)", ErrScriptTimeout, d.Error))
 			}
 			if violation != nil {
 				return nil, violation

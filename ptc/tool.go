@@ -274,14 +274,19 @@ func (t *Tool) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 
 	// limits.timeoutMs counts the script's run: from Running when the
 	// engine reports it (its start has EngineStartTimeout of its own), else
-	// from here.
+	// from here. An engine that enforces it where the script runs
+	// (TimeoutEnforcer) decides; the timer here is then its backstop.
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	prog.Timeout = p.timeout
 	t0 := time.Now()
 	var clock sync.Mutex
 	var engineStart time.Duration = -1
-	scriptTimer := func() *time.Timer { return time.AfterFunc(p.timeout, func() { cancel(errScriptTimeout) }) }
+	limit := p.timeout
+	if _, ok := t.cfg.Engine.(TimeoutEnforcer); ok {
+		limit += EnforcedTimeoutGrace
+	}
+	scriptTimer := func() *time.Timer { return time.AfterFunc(limit, func() { cancel(ErrScriptTimeout) }) }
 	var timer *time.Timer
 	if _, ok := t.cfg.Engine.(RunningReporter); ok {
 		timer = time.AfterFunc(EngineStartTimeout, func() { cancel(errEngineStart) })
@@ -336,11 +341,9 @@ func (t *Tool) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 	return t.result(ctx, cause, started, p, br, o.v, o.err)
 }
 
-// The causes that end a run's context before the caller does.
-var (
-	errScriptTimeout = errors.New("program script timed out")
-	errEngineStart   = errors.New("program engine did not start")
-)
+// The cause that ends a run's context before the caller does when the
+// engine does not start (ErrScriptTimeout when the script runs too long).
+var errEngineStart = errors.New("program engine did not start")
 
 func (t *Tool) result(parent context.Context, cause error, engineStart time.Duration, p *plan, br *bridge, value json.RawMessage, runErr error) (*kernel.Result, error) {
 	calls := br.records()
@@ -355,7 +358,9 @@ func (t *Tool) result(parent context.Context, cause error, engineStart time.Dura
 		prog["engine_start_ms"] = engineStart.Milliseconds()
 	}
 	meta := map[string]any{"program": prog, "script_result": nil}
-	timedOut := cause != nil
+	// Timed out: the timer here ended the run, or the engine stopped the
+	// script at its deadline (TimeoutEnforcer).
+	timedOut := cause != nil || errors.Is(runErr, ErrScriptTimeout)
 	fail := func(msg string, kind *kernel.ErrorKind) (*kernel.Result, error) {
 		return &kernel.Result{Output: msg, ExitCode: 1, Metadata: meta, ErrorKind: kind}, nil
 	}

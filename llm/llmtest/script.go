@@ -28,8 +28,9 @@ type Reply struct {
 	Events  []Event `json:"events,omitempty"`
 	// End is how the stream ends: "" (OpenAI's [DONE], Anthropic's
 	// message_stop), "no_done" (without them), "truncate" (the body ends
-	// where the events end) or "stall" (the server keeps the stream open
-	// and silent until the client leaves).
+	// where the events end), "stall" (the server keeps the stream open
+	// and silent until the client leaves) or "hold" (the stream's usual
+	// end, then open and silent until the client leaves).
 	End string `json:"end,omitempty"`
 	// CRLF ends lines with CRLF.
 	CRLF bool `json:"crlf,omitempty"`

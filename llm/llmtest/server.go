@@ -219,6 +219,12 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, id, path string)
 		<-r.Context().Done()
 		s.disconnected(sc)
 		return
+	case "hold":
+		ren.end(out)
+		out.flush()
+		<-r.Context().Done()
+		s.disconnected(sc)
+		return
 	}
 	if out.err != nil {
 		s.disconnected(sc)

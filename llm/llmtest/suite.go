@@ -167,6 +167,18 @@ func connectionReused(t *testing.T, h *harness) {
 }
 
 var cases = []suiteCase{
+	// A server that holds the stream open after its last event: the turn
+	// still completes (the drain after the last event is bounded, 1 s).
+	{"HeldOpenAfterLastEvent", func(t *testing.T, h *harness) {
+		c, _ := h.load(t, nil, Reply{End: "hold", Events: []Event{Text("held"), Done(llm.Stop, 1, 1)}})
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		turn, err := llm.Collect(c.Stream(ctx, hello()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		eq(t, "text", turn.Message.Text, "held")
+	}},
 	{"Text", func(t *testing.T, h *harness) {
 		turn := h.ok(t, Reply{Events: []Event{Text("Hel"), Text("lo, "), Text("world"), Done(llm.Stop, 11, 3)}})
 		eq(t, "text", turn.Message.Text, "Hello, world")

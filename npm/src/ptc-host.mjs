@@ -53,7 +53,8 @@ export function checkSource(source) {
 // limits of startLimits. The worker posts {t:'running'} once QuickJS is
 // loaded and the script starts (timeoutMs counts from then; the poll
 // answer says `running: true` once), {t:'call', id, method, args},
-// {t:'violation', message}, {t:'done', ok, value | error} and, once,
+// {t:'violation', message}, {t:'done', ok, value | error, timedOut?}
+// (timedOut: the worker stopped the script at timeoutMs) and, once,
 // {t:'module', module} (the compiled QuickJS wasm, handed to every later
 // worker); it receives {t:'reply', id, ok, value | error}.
 //
@@ -110,10 +111,12 @@ export function makePtcHostKinds(newWorker, runtime) {
         methods: (p.methods ?? []).map(String), tools: (p.tools ?? []).map(String), ...limits };
       this.w = spawn(init, {
         message: (m) => {
-          if (m && m.t === 'running') { this.running = true; this.backstop(limits.timeoutMs + 1000); }
+          if (m && m.t === 'running') { this.running = true; this.backstop(limits.timeoutMs + 1000, limits.timeoutMs); }
           else if (m && m.t === 'call') this.calls.push({ id: m.id, method: m.method, args: m.args });
           else if (m && m.t === 'violation' && !this.done) this.violation = String(m.message);
-          else if (m && m.t === 'done' && !this.done) this.done = m.ok ? { ok: true, value: m.value } : { ok: false, error: m.error };
+          else if (m && m.t === 'done' && !this.done) {
+            this.done = m.ok ? { ok: true, value: m.value } : m.timedOut ? { ok: false, timedOut: true, error: m.error } : { ok: false, error: m.error };
+          }
           this.notify();
         },
         error: (message) => {
@@ -125,9 +128,24 @@ export function makePtcHostKinds(newWorker, runtime) {
       // start in time); if it never does, stop anyway.
       this.backstop(ENGINE_START_MS + limits.timeoutMs + 1000);
     }
-    backstop(ms) {
+    // backstop stops the run after ms. Once the script runs (timeoutMs
+    // given), the worker stops it at its deadline itself; this only ends a
+    // worker that could not (starved, or stuck in one long native step),
+    // and reports a timeout. It first lets the messages already queued be
+    // read (a timer runs before them after a stall of this thread), so a
+    // script that settled in time is never reported as timed out here.
+    backstop(ms, timeoutMs) {
       clearTimeout(this.timer);
-      this.timer = setTimeout(() => this.stop(), ms);
+      this.timer = setTimeout(() => {
+        if (timeoutMs === undefined) { this.stop(); return; }
+        this.timer = setTimeout(() => {
+          if (!this.done) {
+            this.done = { ok: false, timedOut: true, error: { message: `the program worker did not stop at its deadline (${timeoutMs} ms)`, line: 0 } };
+          }
+          this.stop();
+        }, 0);
+        this.timer.unref?.();
+      }, ms);
       this.timer.unref?.();
     }
     notify() {

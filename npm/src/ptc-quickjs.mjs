@@ -86,7 +86,8 @@ async function loadQuickJS(wasmModule, wasmMemory) {
 // and the limits of startLimits); post(m) sends the worker's messages
 // ({t:'running'} once the realm is ready, when timeoutMs starts; {t:'call',
 // id, method, args}, {t:'violation', message}, {t:'done', ok,
-// value | error:{message, line}}, once {t:'module', module}); stackBytes
+// value | error:{message, line}, timedOut?: true}, once {t:'module',
+// module}); timedOut marks a script stopped at timeoutMs; stackBytes
 // is the QuickJS stack bound this host's worker can hold. It resolves to
 // receive(m), which takes the spawner's {t:'reply', id, ok, value | error}.
 // Two more host bounds serve a host that runs the script on its own
@@ -102,18 +103,26 @@ async function loadQuickJS(wasmModule, wasmMemory) {
 export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap, ticksPerMs } = {}) {
   const lim = startLimits(init);
   if (memoryCap && lim.memoryBytes > memoryCap) lim.memoryBytes = memoryCap;
-  // timeoutMs counts the script's run: the deadline is set when the realm
-  // is ready and {t:'running'} is posted, not while QuickJS loads.
+  // timeoutMs counts the script's run, and is enforced here, where the
+  // script runs: the deadline is set when the realm is ready and
+  // {t:'running'} is posted (not while QuickJS loads), and a script that
+  // settles before it succeeds however late the host reads the answer.
+  // Three things stop a script at its deadline: the interrupt handler
+  // while QuickJS runs, a timer while the script awaits, and a ctx reply
+  // arriving after it (the script is not resumed).
   let deadline = Infinity;
+  let deadlineTimer = null;
   const maxTicks = ticksPerMs ? lim.timeoutMs * ticksPerMs : Infinity;
   let ticks = 0;
-  let stopped = ''; // why the interrupt handler stopped the script
+  let stopped = ''; // why the script was stopped (its deadline or CPU budget)
   let closed = false; // done was posted: nothing more runs or leaves
   const end = (msg) => {
     if (closed) return;
     closed = true;
+    clearTimeout(deadlineTimer);
     post(msg);
   };
+  const atDeadline = () => `the program was stopped at its deadline (${lim.timeoutMs} ms)`;
   const maxPages = Math.ceil((IMAGE_BYTES + lim.memoryBytes) / PAGE);
   const memory = new WebAssembly.Memory({ initial: IMAGE_BYTES / PAGE, maximum: maxPages });
   // A failure after the wasm memory reached its cap says so: under memory
@@ -123,14 +132,22 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
     if (stopped) message = stopped; // the interrupt handler's reason, whatever the script made of it
     const exhausted = memory.buffer.byteLength >= (maxPages - 16) * PAGE;
     const text = exhausted ? `${message} (the program ran out of memory: memoryBytes=${lim.memoryBytes})` : String(message);
-    end({ t: 'done', ok: false, error: { message: text, line } });
+    // timedOut: the script did not settle within timeoutMs (Go words it).
+    end(stopped ? { t: 'done', ok: false, timedOut: true, error: { message: text, line } } : { t: 'done', ok: false, error: { message: text, line } });
+  };
+  // expire stops a script that is not running at its deadline (it awaits
+  // a ctx call or a promise): nothing of it runs again.
+  const expire = () => {
+    if (closed) return;
+    stopped = atDeadline();
+    fail(stopped);
   };
   // failWith reports an exception the prelude could not word (one thrown
   // by the prelude itself, or out of a job); an interrupt is the deadline.
   const failWith = (h) => {
     const text = describeRaw(vm, h);
     h.dispose();
-    fail(/interrupted/.test(text) && !stopped ? `the program was stopped at its deadline (${lim.timeoutMs} ms)` : text);
+    fail(/interrupted/.test(text) && !stopped ? atDeadline() : text);
   };
 
   let QuickJS, compiled;
@@ -147,7 +164,7 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
   rt.setInterruptHandler(() => {
     if (closed || stopped) return true;
     if (++ticks > maxTicks) stopped = `the program was stopped at its CPU budget (${maxTicks} interrupt ticks for timeoutMs ${lim.timeoutMs})`;
-    else if (Date.now() > deadline) stopped = `the program was stopped at its deadline (${lim.timeoutMs} ms)`;
+    else if (Date.now() > deadline) stopped = atDeadline();
     return stopped !== '';
   });
   const vm = rt.newContext();
@@ -245,6 +262,7 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
     if (made.error) { failWith(made.error); return; }
     kit = /** @type {any} */ (made).value;
     deadline = Date.now() + lim.timeoutMs;
+    deadlineTimer = setTimeout(expire, lim.timeoutMs);
     post({ t: 'running' });
     // The script's top-level statements run now, in the locked realm.
     const top = vm.evalCode(String(init.source), String(init.name));
@@ -265,6 +283,7 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
   const deliver = kit && guard(() => vm.getProp(kit, 'deliver'));
   return function receive(m) {
     if (!m || m.t !== 'reply' || !deliver || closed || broken) return;
+    if (Date.now() > deadline) { expire(); return; } // the timer is late: the deadline passed while the script awaited
     inFlight--;
     pump();
     guard(() => {
