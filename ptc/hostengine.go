@@ -165,7 +165,21 @@ func (e *HostEngine) Run(ctx context.Context, p *Program, b Bridge) (json.RawMes
 		Run     int64  `json:"run"`
 		Runtime string `json:"runtime"`
 	}
-	if err := e.do(ctx, "ptc.start", st, &started); err != nil {
+	// The direct door (direct_js.go): a host running QuickJS on Go's own
+	// thread calls it for each ctx call instead of answering ptc.poll with
+	// it; others ignore it. wg counts the calls of both paths.
+	var wg sync.WaitGroup
+	// The ctx calls of a script stopped at its deadline are cancelled
+	// before Run waits for them (nothing awaits them any more).
+	callCtx, cancelCalls := context.WithCancel(ctx)
+	defer cancelCalls()
+	door, closeDoor, releaseDoor := newDirect(callCtx, b, st.MaxInFlight, st.MaxResultBytes, &wg)
+	defer releaseDoor() // last: after ptc.stop, nothing calls it
+	sctx := ctx
+	if door != nil {
+		sctx = hostcall.WithExtra(ctx, door)
+	}
+	if err := e.do(sctx, "ptc.start", st, &started); err != nil {
 		if strings.Contains(err.Error(), "no handler for host kind") {
 			return nil, fmt.Errorf("%w: %v", ErrNoEngine, err)
 		}
@@ -189,12 +203,8 @@ func (e *HostEngine) Run(ctx context.Context, p *Program, b Bridge) (json.RawMes
 	// runtime in the browser's wasm Worker (~300 concurrent calls). The
 	// poll loop waits for a free slot, so the host keeps the rest.
 	slots := make(chan struct{}, st.MaxInFlight)
-	// The ctx calls of a script stopped at its deadline are cancelled
-	// before Run waits for them (nothing awaits them any more).
-	callCtx, cancelCalls := context.WithCancel(ctx)
-	defer cancelCalls()
-	var wg sync.WaitGroup
 	defer wg.Wait()
+	defer closeDoor() // before the wait: no call starts after it
 	var violation *LimitError
 	fail := func(err error) error {
 		if violation != nil {
@@ -224,17 +234,11 @@ func (e *HostEngine) Run(ctx context.Context, p *Program, b Bridge) (json.RawMes
 			go func(c hostCall) {
 				defer func() { <-slots; wg.Done() }()
 				rep := hostReply{Run: started.Run, ID: c.ID}
-				var v json.RawMessage
-				var err error
-				if len(c.Args) > st.MaxResultBytes { // the engine refuses these first
-					err = fmt.Errorf("the arguments of ctx.%s are %d bytes of JSON; the limit is %d", c.Method, len(c.Args), st.MaxResultBytes)
+				ok, text := answer(callCtx, b, c.Method, c.Args, st.MaxResultBytes)
+				if ok {
+					rep.OK, rep.Value = true, text
 				} else {
-					v, err = b.Call(callCtx, c.Method, json.RawMessage(c.Args))
-				}
-				if err != nil {
-					rep.Error = err.Error()
-				} else {
-					rep.OK, rep.Value = true, string(v)
+					rep.Error = text
 				}
 				_ = e.do(ctx, "ptc.reply", rep, nil)
 			}(c)
@@ -265,4 +269,23 @@ func (e *HostEngine) Run(ctx context.Context, p *Program, b Bridge) (json.RawMes
 			return json.RawMessage(d.Value), nil
 		}
 	}
+}
+
+// answer runs one ctx call of the script on b: ok and the result's JSON
+// text, or the message the call rejects with. A panic below the bridge
+// becomes the call's error.
+func answer(ctx context.Context, b Bridge, method, args string, maxArgs int) (ok bool, text string) {
+	if len(args) > maxArgs { // the engine refuses these first
+		return false, fmt.Sprintf("the arguments of ctx.%s are %d bytes of JSON; the limit is %d", method, len(args), maxArgs)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			ok, text = false, fmt.Sprintf("ctx.%s: internal error: %v", method, r)
+		}
+	}()
+	v, err := b.Call(ctx, method, json.RawMessage(args))
+	if err != nil {
+		return false, err.Error()
+	}
+	return true, string(v)
 }

@@ -15,3 +15,18 @@ type Coded interface {
 	ErrorCode() string
 	ErrorDetail() string
 }
+
+// extraKey keys the value WithExtra puts in a context.
+type extraKey struct{}
+
+// WithExtra returns ctx carrying v for the one host call made with it: a
+// JS dispatcher (internal/jsbridge.Caller) hands v to the kind's handler
+// beside the payload, as ctx.extra (npm/src/PROTOCOL.md §2). It carries
+// what JSON cannot, such as a Go function the handler may call back
+// synchronously (ptc.start's direct door, PROTOCOL.md §4).
+func WithExtra(ctx context.Context, v any) context.Context {
+	return context.WithValue(ctx, extraKey{}, v)
+}
+
+// Extra is the value WithExtra put in ctx, or nil.
+func Extra(ctx context.Context) any { return ctx.Value(extraKey{}) }

@@ -229,9 +229,10 @@ func SignalContext(parent context.Context, signal js.Value) (context.Context, co
 }
 
 // Caller returns a Go function that calls the JS function fn(kind,
-// payloadJSON, signal) from a goroutine and awaits its Promise<string>
+// payloadJSON, signal[, extra]) from a goroutine and awaits its Promise<string>
 // (npm/src/PROTOCOL.md §2). It aborts the AbortSignal it passed when ctx
-// ends, so the JS side can stop work. Call it only from a goroutine, never
+// ends, so the JS side can stop work; extra is hostcall.Extra(ctx), when
+// the call's ctx carries one. Call it only from a goroutine, never
 // inside a js.FuncOf callback.
 func Caller(fn js.Value) hostcall.Func {
 	return func(ctx context.Context, kind string, payload []byte) ([]byte, error) {
@@ -242,7 +243,11 @@ func Caller(fn js.Value) hostcall.Func {
 		stop := context.AfterFunc(ctx, func() { ac.Call("abort") })
 		defer stop()
 		var p js.Value
-		if err := catch(func() { p = fn.Invoke(kind, string(payload), ac.Get("signal")) }); err != nil {
+		args := []any{kind, string(payload), ac.Get("signal")}
+		if x := hostcall.Extra(ctx); x != nil {
+			args = append(args, x)
+		}
+		if err := catch(func() { p = fn.Invoke(args...) }); err != nil {
 			return nil, err
 		}
 		v, err := Await(ctx, p)

@@ -19,17 +19,19 @@
 /**
  * @param {SessionFns} fns
  * @param {Record<string, Function>} hostKinds
- * @returns {(kind: string, payloadJSON: string, signal: AbortSignal) => Promise<string>}
+ * @returns {(kind: string, payloadJSON: string, signal: AbortSignal, extra?: any) => Promise<string>}
  */
 export function makeHost(fns, hostKinds) {
   const llm = llmKinds(fns);
-  return async function host(kind, payloadJSON, signal) {
+  // extra: what Go passes beside a payload for one call (ptc.start's
+  // direct door), handed to the kind's handler as ctx.extra.
+  return async function host(kind, payloadJSON, signal, extra) {
     // Never run a user function inside the Go -> JS call that asked for
     // it: a hook that calls the session synchronously would re-enter Go
     // on Go's own stack (nested re-entries killed the runtime once).
     await null;
     const payload = JSON.parse(payloadJSON);
-    const ctx = { signal };
+    const ctx = extra === undefined ? { signal } : { signal, extra };
     let v;
     switch (kind) {
       case 'hook': {

@@ -46,7 +46,9 @@ export function checkSource(source) {
 
 // makePtcHostKinds builds the ptc.* host kinds (PROTOCOL.md §4) over a
 // worker factory: newWorker(events) starts a worker that loads
-// ptc-quickjs.mjs and waits, and returns {post(msg), terminate(), ref()};
+// ptc-quickjs.mjs and waits, and returns {post(msg, direct?), terminate(),
+// ref()} (direct: ptc.start's ctx.extra, Go's direct door, passed beside
+// the start message; only a host running QuickJS on Go's thread uses it);
 // events.message(m) and events.error(message) are called as they happen.
 // Each run takes a fresh worker and posts it {t:'start', init, wasmModule}
 // with init = {name, source, inputs (JSON text), methods, tools} and the
@@ -80,7 +82,7 @@ export function makePtcHostKinds(newWorker, runtime) {
     });
     return w;
   };
-  const spawn = (init, on) => {
+  const spawn = (init, on, direct) => {
     let w = spare;
     spare = null;
     if (!w || w.failed) {
@@ -89,7 +91,7 @@ export function makePtcHostKinds(newWorker, runtime) {
     }
     w.on = on;
     w.handle.ref();
-    w.handle.post({ t: 'start', init, wasmModule });
+    w.handle.post({ t: 'start', init, wasmModule }, direct);
     return w.handle;
   };
   // refill starts the spare when a run ends: it boots while Go shapes the
@@ -99,7 +101,7 @@ export function makePtcHostKinds(newWorker, runtime) {
     try { spare ??= start(); } catch (_) { /* none: the next run starts its own worker, and says why if it cannot */ }
   };
   class Run {
-    constructor(p) {
+    constructor(p, direct) {
       checkSource(String(p.source));
       const limits = startLimits(p);
       this.calls = [];
@@ -123,7 +125,7 @@ export function makePtcHostKinds(newWorker, runtime) {
           if (!this.done) this.done = { ok: false, error: { message: String(message), line: 0 } };
           this.notify();
         },
-      });
+      }, typeof direct === 'function' ? direct : undefined);
       // Backstop: Go says ptc.stop on timeout (or when the engine does not
       // start in time); if it never does, stop anyway.
       this.backstop(ENGINE_START_MS + limits.timeoutMs + 1000);
@@ -187,9 +189,9 @@ export function makePtcHostKinds(newWorker, runtime) {
     return r;
   };
   return {
-    'ptc.start': (p) => {
+    'ptc.start': (p, ctx) => {
       const id = ++next;
-      runs.set(id, new Run(p));
+      runs.set(id, new Run(p, ctx?.extra));
       return { run: id, runtime };
     },
     'ptc.poll': (p, ctx) => get(p).poll(ctx?.signal),

@@ -95,12 +95,17 @@ async function loadQuickJS(wasmModule, wasmMemory) {
 // the isolate can spare, and ticksPerMs adds a CPU budget of timeoutMs x
 // ticksPerMs interrupt-handler calls, because there Date.now() does not
 // advance while the script computes (the deadline alone never fires).
+// direct is Go's door for ctx calls (PROTOCOL.md §4), for a host whose
+// QuickJS runs on Go's own thread (workerd): direct(id, method, args,
+// settle) instead of posting {t:'call'}; settle(id, ok, text) answers, at
+// once for a call that needs no event-loop turn, later for one that does.
 /**
  * @param {any} init
  * @param {(m: object) => void} post
- * @param {{stackBytes?: number, wasmModule?: WebAssembly.Module, memoryCap?: number, ticksPerMs?: number}} [host]
+ * @param {{stackBytes?: number, wasmModule?: WebAssembly.Module, memoryCap?: number, ticksPerMs?: number,
+ *   direct?: (id: number, method: string, args: string, settle: (id: number, ok: boolean, text: string) => void) => string | undefined}} [host]
  */
-export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap, ticksPerMs } = {}) {
+export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap, ticksPerMs, direct } = {}) {
   const lim = startLimits(init);
   if (memoryCap && lim.memoryBytes > memoryCap) lim.memoryBytes = memoryCap;
   // timeoutMs counts the script's run, and is enforced here, where the
@@ -172,12 +177,39 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
   // Calls waiting for a free in-flight slot, in order.
   const queue = [];
   let inFlight = 0, queued = 0;
+  // Answers of direct calls, in the order they settled, each delivered to
+  // the script when QuickJS is not running (drain): a call answered inside
+  // direct() settles while the script is still in ctx.x(...), before the
+  // prelude holds its promise.
+  const ready = [];
+  let depth = 0; // QuickJS steps on the stack (guard)
+  let draining = false, scheduled = false;
+  const settle = (id, ok, text) => {
+    ready.push({ t: 'reply', id, ok, value: text, error: text });
+    // A late answer (Go's goroutine, after an event-loop turn) arrives
+    // inside a call from Go: the script continues in a microtask, never
+    // nested in Go's call.
+    if (depth === 0 && !draining && !scheduled) {
+      scheduled = true;
+      queueMicrotask(() => { scheduled = false; drain(); });
+    }
+  };
+  const send1 = (c) => {
+    if (!direct) { post(c); return; }
+    let refused;
+    try {
+      refused = direct(c.id, c.method, c.args, settle);
+    } catch (e) {
+      refused = `ctx.${c.method} failed to reach the host: ${e?.message ?? e}`;
+    }
+    if (typeof refused === 'string') settle(c.id, false, refused);
+  };
   const pump = () => {
     while (inFlight < lim.maxInFlight && queue.length) {
       inFlight++;
       const c = queue.shift();
       queued -= c.args.length;
-      post(c);
+      send1(c);
     }
   };
   let nextId = 0;
@@ -217,12 +249,15 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
   let broken = false;
   const guard = (fn) => {
     if (broken || closed) return undefined;
+    depth++;
     try {
       return fn();
     } catch (e) {
       broken = true;
       fail(e?.name === 'RangeError' ? `RangeError: ${e.message}` : `the program engine failed: ${e?.message ?? e}`);
       return undefined;
+    } finally {
+      depth--;
     }
   };
   // unwrap takes a VmCallResult: the value handle, or undefined once an
@@ -281,7 +316,9 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
   });
 
   const deliver = kit && guard(() => vm.getProp(kit, 'deliver'));
-  return function receive(m) {
+  // receive takes one answer: a {t:'reply'} from the host, or a direct
+  // call's (through ready).
+  const receive = (m) => {
     if (!m || m.t !== 'reply' || !deliver || closed || broken) return;
     if (Date.now() > deadline) { expire(); return; } // the timer is late: the deadline passed while the script awaited
     inFlight--;
@@ -294,6 +331,23 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
       if (v) v.dispose();
       jobs();
     });
+  };
+  // drain delivers the direct answers that are ready, and those their
+  // script steps make ready in turn.
+  function drain() {
+    if (draining) return;
+    draining = true;
+    try {
+      while (ready.length && !closed && !broken) receive(ready.shift());
+    } finally {
+      draining = false;
+      ready.length = 0; // (left only once the run is over)
+    }
+  }
+  drain();
+  return (m) => {
+    receive(m);
+    drain();
   };
 }
 

@@ -30,11 +30,16 @@ export function workerdPtcHostKinds(wasmModule) {
     const early = [];
     return {
       ref() {},
-      post(m) {
+      // direct: Go's door for ctx calls (PROTOCOL.md §4): QuickJS runs on
+      // Go's thread here, so a call crosses once, synchronously.
+      post(m, direct) {
         if (stopped) return;
         if (m && m.t === 'start' && receive === null) {
           receive = (x) => early.push(x);
-          runProgram(m.init, (x) => { if (!stopped) events.message(x); }, { ...WORKERD_LIMITS, wasmModule }).then((r) => {
+          // Once stopped, Go may have released the door: no call reaches it.
+          const door = typeof direct === 'function'
+            ? (/** @type {any[]} */ ...a) => (stopped ? 'the program was stopped' : direct(...a)) : undefined;
+          runProgram(m.init, (x) => { if (!stopped) events.message(x); }, { ...WORKERD_LIMITS, wasmModule, direct: door }).then((r) => {
             receive = r;
             early.splice(0).forEach(r);
           }, (e) => events.error(String(e?.message ?? e)));

@@ -49,3 +49,64 @@ test('memory is capped at 32 MiB whatever Go asks for', async () => {
   const ok = await runToEnd(kinds, 'async function run() { return new ArrayBuffer(16 << 20).byteLength }', 5000);
   assert.deepEqual(ok, { ok: true, value: String(16 << 20) });
 });
+
+// The direct door (PROTOCOL.md §4): with QuickJS on Go's thread, as in a
+// Worker, a ctx call crosses into Go once, synchronously, instead of
+// through ptc.poll and ptc.reply. Driven here with the real Go wasm and
+// the workerd host kinds in one Node thread. The count of entries into Go
+// (every JS -> Go call and Go timer resumes the scheduler: loader.mjs's
+// stats) does not depend on the machine's load.
+const { loadApi, stats } = await import('./node_modules/@a3s-lab/code-wasm/src/loader.mjs');
+const { makeCreateSession } = await import('./node_modules/@a3s-lab/code-wasm/src/session.mjs');
+const goWasm = await WebAssembly.compile(await readFile(new URL('./node_modules/@a3s-lab/code-wasm/dist/code.wasm', import.meta.url)));
+const createWorkerdSession = makeCreateSession(() => loadApi(async () => goWasm), { hostKinds: workerdPtcHostKinds(wasm) });
+
+test('a ctx call on the workerd host enters Go once, and every governance step still runs', async () => {
+  const seen = [];
+  const s = await createWorkerdSession({
+    workspace: { kind: 'memory', files: { 'a.txt': 'alpha\n', 'b.txt': 'beta\n' } },
+    // A synchronous hook runs in JS, so it needs no event-loop turn... but
+    // Go reaches it through the dispatcher, which answers in a later turn:
+    // that read goes the async way and still succeeds.
+    hooks: [{ id: 'h', event: 'pre_tool_use', matcher: { tool: 'glob' }, handler: (ev) => { seen.push(ev.toolName); return { action: 'continue' }; } }],
+  });
+  try {
+    const N = 50;
+    const program = (source, limits = {}) => s.program({ source, allowedTools: ['read', 'glob'], limits: { timeoutMs: 60000, maxToolCalls: N + 5, ...limits } });
+    // Warm: the first program compiles QuickJS's paths and Go's.
+    assert.equal((await program('async function run(ctx) { return ctx.readFile("a.txt") }')).exitCode, 0);
+    const one = async (k) => {
+      const e0 = stats.goEntries;
+      const r = await program(`async function run(ctx) { let t = ''; for (let i = 0; i < ${k}; i++) t = await ctx.readFile(i % 2 ? 'a.txt' : 'b.txt'); return t }`);
+      assert.equal(r.exitCode, 0, r.output);
+      assert.equal(JSON.parse(r.metadataJson).script_result, k % 2 ? 'beta\n' : 'alpha\n');
+      return stats.goEntries - e0;
+    };
+    const perCall = ((await one(N + 1)) - (await one(1))) / N;
+    console.log(`entries into Go per ctx call: ${perCall}`);
+    assert.ok(perCall <= 1.2, `entries into Go per ctx call: ${perCall} (the door: 1; poll and reply: 3 or more)`);
+
+    // In parallel, past maxInFlight (16); a refusal of the bridge; a call that
+    // waits on the event loop (the hook); in order of the script.
+    const r = await program(`async function run(ctx) {
+      const many = await Promise.all(Array.from({ length: 24 }, (_, i) => ctx.readFile(i % 2 ? 'a.txt' : 'b.txt')));
+      let refused = '';
+      try { await ctx.tool('') } catch (e) { refused = e.message }
+      const paths = await ctx.glob('*.txt');
+      return { many: many.join(''), refused, paths };
+    }`, { maxToolCalls: 30 });
+    assert.equal(r.exitCode, 0, r.output);
+    const v = JSON.parse(r.metadataJson).script_result;
+    assert.equal(v.many, 'beta\nalpha\n'.repeat(12));
+    assert.equal(v.refused, 'ctx.tool(name, args): name must be a non-empty string');
+    assert.deepEqual(v.paths, ['a.txt', 'b.txt']);
+    assert.deepEqual(seen, ['glob']);
+
+    // maxToolCalls is still the engine's: the 4th call never leaves it.
+    const over = await program('async function run(ctx) { for (let i = 0; i < 4; i++) await ctx.readFile("a.txt"); return 1 }', { maxToolCalls: 3 });
+    assert.notEqual(over.exitCode, 0);
+    assert.match(over.output, /exceeded maxToolCalls=3/);
+  } finally {
+    await s.close();
+  }
+});

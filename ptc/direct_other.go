@@ -1,0 +1,14 @@
+//go:build !(js && wasm)
+
+package ptc
+
+import (
+	"context"
+	"sync"
+)
+
+// newDirect: outside js/wasm no JS host shares Go's thread, so there is
+// no direct door (direct_js.go); every ctx call goes through ptc.poll.
+func newDirect(context.Context, Bridge, int, int, *sync.WaitGroup) (door any, closeDoor, release func()) {
+	return nil, func() {}, func() {}
+}
