@@ -106,7 +106,9 @@ export class CodeSession extends DurableObject {
           setTimeout(() => {
             try {
               this.flush(rows);
-            } catch {} // as when the pump inserted: a failed insert loses its events, never the object
+            } catch {
+              rows.length = 0; // a flush that failed whole loses its events, never the object, nor later events
+            }
           }, 0);
         }
       }
@@ -123,11 +125,31 @@ export class CodeSession extends DurableObject {
     if (rows.length) this.tables();
     while (rows.length) {
       const batch = rows.splice(0, 32);
-      const values = batch.map(() => '(?, ?)').join(', ');
-      // seq grows in the order of the VALUES; RETURNING's order is not promised.
-      const seqs = this.sql.exec(`INSERT INTO events (type, data) VALUES ${values} RETURNING seq`, ...batch.flat()).toArray().map((r) => Number(r.seq)).sort((a, b) => a - b);
-      batch.forEach(([type, data], i) => { for (const w of this.subscribers) w(seqs[i], type, data); });
+      let stored;
+      try {
+        stored = this.insert(batch);
+      } catch {
+        // A row that cannot be stored (storage full, a row over the size
+        // limit) loses only itself, not its batch-mates, and the rows
+        // after it are still written.
+        stored = batch.flatMap((row) => {
+          try {
+            return this.insert([row]);
+          } catch {
+            return [];
+          }
+        });
+      }
+      for (const [seq, type, data] of stored) for (const w of this.subscribers) w(seq, type, data);
     }
+  }
+
+  // insert writes rows in one statement and returns them with their seq.
+  insert(batch) {
+    const values = batch.map(() => '(?, ?)').join(', ');
+    // seq grows in the order of the VALUES; RETURNING's order is not promised.
+    const seqs = this.sql.exec(`INSERT INTO events (type, data) VALUES ${values} RETURNING seq`, ...batch.flat()).toArray().map((r) => Number(r.seq)).sort((a, b) => a - b);
+    return batch.map(([type, data], i) => [seqs[i], type, data]);
   }
 
   /** @param {Request} request */
