@@ -142,9 +142,13 @@ type suiteCase struct {
 // (keep-alive), also now that a stream read to its last event is drained
 // to its end instead of aborted (the abort of a JS fetch cost more than
 // the rest of a response's handling; natively an early close can drop
-// the connection). Four
-// requests in a row use at most two connections (a JS fetch pool may
-// open a second while the first is being released). It runs alone: a
+// the connection). What the client controls is that it never gives a
+// connection up: no disconnect. Which idle connection a request then
+// takes is the host's pool's choice: a JS fetch pool may open another
+// while the last one is still being released, which on a loaded machine
+// happened twice in four requests (undici under js/wasm in Node, three
+// connections, no disconnect). So four requests in a row use at most
+// three connections, at least one of them twice. It runs alone: a
 // parallel case could take an idle connection.
 func connectionReused(t *testing.T, h *harness) {
 	r := Reply{Events: []Event{Text("a"), Done(llm.Stop, 1, 1)}}
@@ -161,7 +165,7 @@ func connectionReused(t *testing.T, h *harness) {
 	for _, r := range lg.Requests {
 		remotes[r.Remote] = true
 	}
-	if len(lg.Requests) != 4 || lg.Disconnects != 0 || len(remotes) > 2 || remotes[""] {
+	if len(lg.Requests) != 4 || lg.Disconnects != 0 || len(remotes) > 3 || remotes[""] {
 		t.Fatalf("%d requests from %v, %d disconnects: the connections were not reused", len(lg.Requests), remotes, lg.Disconnects)
 	}
 }
