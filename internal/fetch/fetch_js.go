@@ -299,53 +299,13 @@ func (w *waiter) await(ctx context.Context, p js.Value) (js.Value, error) {
 	w.mu.Lock()
 	w.pending = true
 	w.mu.Unlock()
-	// A host's fetch or read() may return a value that is not a promise
-	// (awaited, it is itself) or a then that throws (an error): neither
-	// may panic and end the instance.
-	if thenable, err := then(p, w.ok, w.bad); !thenable || err != nil {
-		w.mu.Lock()
-		w.pending = false
-		free := w.done
-		w.mu.Unlock()
-		if free {
-			w.free()
-		}
-		if err != nil {
-			return js.Undefined(), err
-		}
-		return p, nil
-	}
+	p.Call("then", w.ok, w.bad)
 	select {
 	case r := <-w.ch:
 		return r.v, r.err
 	case <-ctx.Done():
 		return js.Undefined(), ctx.Err()
 	}
-}
-
-// then calls p.then(ok, bad); thenable is false when p has no then
-// method (syscall/js panics with a ValueError or its own message), err
-// holds what a then that threw threw.
-func then(p js.Value, ok, bad js.Func) (thenable bool, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			switch e := r.(type) {
-			case js.Error:
-				thenable, err = true, errors.New(jsbridge.JSErrorString(e.Value))
-			case *js.ValueError:
-				thenable = false
-			case string:
-				if !strings.HasPrefix(e, "syscall/js: ") {
-					panic(r)
-				}
-				thenable = false
-			default:
-				panic(r)
-			}
-		}
-	}()
-	p.Call("then", ok, bad)
-	return true, nil
 }
 
 // release frees the callbacks, at once or when the promise that holds
