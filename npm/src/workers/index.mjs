@@ -10,7 +10,7 @@ import { DurableObject } from 'cloudflare:workers';
 import wasmModule from '../../dist/code.wasm';
 import quickjsModule from '../../dist/quickjs.wasm';
 import { loadApi, stats } from '../loader.mjs';
-import { makeCreateSession } from '../session.mjs';
+import { makeCreateSession, pacedEvents } from '../session.mjs';
 import { workerdPtcHostKinds } from '../ptc-workerd.mjs';
 import { r2HostKinds } from '../r2host.mjs';
 
@@ -23,6 +23,9 @@ const fail = (status, code, error) => json({ error, code }, status);
 // FLUSH_MS: how long a session's first unwritten event waits for others
 // to share its commit.
 const FLUSH_MS = 100;
+// PACE_MS: how long the event pump waits, after a batch, before asking Go
+// for the next (the latest an SSE subscriber sees an event).
+const PACE_MS = 10;
 
 // authorize answers the refusal of a request, or null when it may pass:
 // a bearer token equal to the AUTH_TOKEN secret; without the secret, 503
@@ -110,7 +113,7 @@ export class CodeSession extends DurableObject {
     const rows = (this.rows = []);
     if (empty) this.seq = 0; // a new session: nothing was ever given
     (async () => {
-      for await (const e of s.events()) {
+      for await (const e of s[pacedEvents](PACE_MS)) {
         if (e.type === 'tool_output_delta' || e.type === 'tool_input_delta') continue;
         this.seq ??= this.lastSeq();
         const row = [++this.seq, e.type, JSON.stringify(e)];
