@@ -13,6 +13,10 @@ import { CHUNK_BYTES, checkFiles, packFiles, unpackPage, decodeText } from './co
 
 export { CodeWasmError };
 
+// pacedEvents names Session's events() for a reader that persists them
+// (not part of the public API).
+export const pacedEvents = Symbol('pacedEvents');
+
 // Sessions a program drops without close() are closed when collected.
 const finalizer = typeof FinalizationRegistry === 'function'
   ? new FinalizationRegistry(({ api, id }) => { api.call(id, 'close', '{}').catch(() => {}); })
@@ -429,7 +433,14 @@ export class Session {
   // {type: 'dropped', payload: {count}}; tool_end, permission_denied,
   // confirmation_required and error are never dropped. This side holds at
   // most one batch (256) beyond what the reader took.
-  events() {
+  events() { return this[pacedEvents](0); }
+
+  // [pacedEvents](ms) is events() for a reader that persists them (the
+  // Workers Durable Object): once a batch is read it waits ms before
+  // asking Go for the next, so the events of many calls cross in one
+  // entry into Go, and that entry is not made inside the call that
+  // emitted them (on the way to its response).
+  [pacedEvents](ms) {
     const sub = this.#sync('subscribe');
     const api = this.#api;
     const id = this.#id;
@@ -441,9 +452,13 @@ export class Session {
       queue = queue.concat(r.events);
       if (r.done) done = true;
     };
+    let pulled = false;
     const it = {
       async next() {
         while (queue.length === 0 && !done) {
+          if (ms > 0 && pulled && !pulling) await new Promise((r) => setTimeout(r, ms));
+          pulled = true;
+          if (done) break;
           pulling ??= pull().finally(() => { pulling = null; });
           await pulling;
         }

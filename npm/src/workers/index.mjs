@@ -10,7 +10,7 @@ import { DurableObject } from 'cloudflare:workers';
 import wasmModule from '../../dist/code.wasm';
 import quickjsModule from '../../dist/quickjs.wasm';
 import { loadApi, stats } from '../loader.mjs';
-import { makeCreateSession } from '../session.mjs';
+import { makeCreateSession, pacedEvents } from '../session.mjs';
 import { workerdPtcHostKinds } from '../ptc-workerd.mjs';
 import { r2HostKinds } from '../r2host.mjs';
 
@@ -19,6 +19,13 @@ const ptcKinds = workerdPtcHostKinds(quickjsModule);
 
 const json = (v, status = 200) => Response.json(v, { status });
 const fail = (status, code, error) => json({ error, code }, status);
+
+// FLUSH_MS: how long a session's first unwritten event waits for others
+// to share its commit.
+const FLUSH_MS = 100;
+// PACE_MS: how long the event pump waits, after a batch, before asking Go
+// for the next (the latest an SSE subscriber sees an event).
+const PACE_MS = 10;
 
 // authorize answers the refusal of a request, or null when it may pass:
 // a bearer token equal to the AUTH_TOKEN secret; without the secret, 503
@@ -72,6 +79,8 @@ export class CodeSession extends DurableObject {
     this.ready = false; // the tables exist (checked once per instance)
     this.info = undefined; // the session's {id, createdAt}, read once per instance
     this.rows = []; // the session's events not yet written (open)
+    this.seq = undefined; // the last event's seq (read from storage once per instance)
+    this.timer = undefined; // the pending flush of rows
   }
 
   // tables creates the tables when missing (a new object, or one whose
@@ -89,67 +98,76 @@ export class CodeSession extends DurableObject {
   }
 
   // open creates the Go session over this object's R2 prefix and pipes
-  // its events into the events table and to the SSE subscribers, in a
-  // batch one macrotask after Go emitted them: an insert made while the
-  // request was still answering held its response until SQLite committed
-  // (the output gate; RATIONALE.md "Why are a session's events written
-  // after the response?").
+  // its events to the SSE subscribers at once and into the events table
+  // in batches. Each event's seq (its SSE id) is given here, one more than
+  // the last, so a subscriber sees it without waiting for storage; the
+  // rows are written FLUSH_MS after the first of a batch (or at 64 rows,
+  // or before a replay), one commit for many tool calls: a commit holds
+  // every response the object sends until SQLite has it on disk (the
+  // output gate; RATIONALE.md "Why are a session's events written in
+  // batches?").
   // empty: the session's R2 prefix is known to hold nothing (a create).
   async open(options, id, empty = false) {
     const create = makeCreateSession(getApi, { hostKinds: { ...ptcKinds, ...r2HostKinds(this.env.WORKSPACE, { empty }) } });
     const s = await create({ ...options, workspace: { ...(options.workspace ?? {}), kind: 'r2', root: `ws/${id}` } });
     const rows = (this.rows = []);
+    if (empty) this.seq = 0; // a new session: nothing was ever given
     (async () => {
-      for await (const e of s.events()) {
+      for await (const e of s[pacedEvents](PACE_MS)) {
         if (e.type === 'tool_output_delta' || e.type === 'tool_input_delta') continue;
-        if (rows.push([e.type, JSON.stringify(e)]) === 1) {
-          setTimeout(() => {
-            try {
-              this.flush(rows);
-            } catch {
-              rows.length = 0; // a flush that failed whole loses its events, never the object, nor later events
-            }
-          }, 0);
-        }
+        this.seq ??= this.lastSeq();
+        const row = [++this.seq, e.type, JSON.stringify(e)];
+        for (const w of this.subscribers) w(...row);
+        const n = rows.push(row);
+        if (n === 1) this.timer = setTimeout(() => this.flush(rows), FLUSH_MS);
+        else if (n >= 64) this.flush(rows);
       }
     })().catch(() => {});
     return s;
   }
 
+  // lastSeq is where a new instance's seqs start: past the highest the
+  // events table holds by the most rows an instance ever leaves unwritten
+  // (64), so an id a subscriber saw before the isolate died is never
+  // given to another event (ids only rise; a gap is harmless).
+  lastSeq() {
+    this.tables();
+    return Number(this.sql.exec('SELECT MAX(seq) AS m FROM events').one().m ?? 0) + 64;
+  }
+
   // flush writes the events waiting in rows to the table, one statement
-  // per 32 (a tool call's three events were three statements; a query
-  // binds at most 100 parameters on Workers), and to the subscribers;
-  // rows of a session a DELETE removed are dropped.
+  // per 32 (a query binds at most 100 parameters on Workers); rows of a
+  // session a DELETE removed are dropped. A row that cannot be stored
+  // (storage full, a row over the size limit) loses only itself: its
+  // subscribers had it, a replay skips its seq.
   flush(rows) {
-    if (rows !== this.rows) return;
-    if (rows.length) this.tables();
+    clearTimeout(this.timer);
+    if (rows !== this.rows || !rows.length) return;
+    try {
+      this.tables();
+    } catch {
+      rows.length = 0; // storage failed whole: these events are lost, never the object nor later events
+      return;
+    }
     while (rows.length) {
       const batch = rows.splice(0, 32);
-      let stored;
       try {
-        stored = this.insert(batch);
+        this.insert(batch);
       } catch {
-        // A row that cannot be stored (storage full, a row over the size
-        // limit) loses only itself, not its batch-mates, and the rows
-        // after it are still written.
-        stored = batch.flatMap((row) => {
+        for (const row of batch) {
           try {
-            return this.insert([row]);
+            this.insert([row]);
           } catch {
-            return [];
+            // dropped: see above
           }
-        });
+        }
       }
-      for (const [seq, type, data] of stored) for (const w of this.subscribers) w(seq, type, data);
     }
   }
 
-  // insert writes rows in one statement and returns them with their seq.
+  // insert writes rows [seq, type, data] in one statement.
   insert(batch) {
-    const values = batch.map(() => '(?, ?)').join(', ');
-    // seq grows in the order of the VALUES; RETURNING's order is not promised.
-    const seqs = this.sql.exec(`INSERT INTO events (type, data) VALUES ${values} RETURNING seq`, ...batch.flat()).toArray().map((r) => Number(r.seq)).sort((a, b) => a - b);
-    return batch.map(([type, data], i) => [seqs[i], type, data]);
+    this.sql.exec(`INSERT INTO events (seq, type, data) VALUES ${batch.map(() => '(?, ?, ?)').join(', ')}`, ...batch.flat());
   }
 
   /** @param {Request} request */
@@ -215,7 +233,9 @@ export class CodeSession extends DurableObject {
       if (!l.truncated) break;
       cursor = l.cursor;
     }
+    clearTimeout(this.timer);
     await this.ctx.storage.deleteAll();
+    this.seq = undefined;
     this.ready = false;
     this.info = undefined;
     return new Response(null, { status: 204 });
