@@ -81,6 +81,44 @@ async function loadQuickJS(wasmModule, wasmMemory) {
   }
 }
 
+// makeQuickJSPool keeps loaded QuickJS instances for a host whose scripts
+// run on its own thread (workerd), where instantiating the module and its
+// 16 MiB memory for every run was most of a trivial program's time. A run
+// still gets a fresh runtime and realm; the instance it ran in is taken
+// back only after the script succeeded (a failure may be the engine's own:
+// after a stack overflow this QuickJS build leaks the runtime's objects
+// without a word), once its context and runtime were disposed without
+// error and its memory had not grown past POOL_GROWTH beyond the image;
+// anything else drops it. memoryBytes: the cap of the
+// pooled instances (runs with another memoryBytes get an instance of
+// their own).
+const POOL_GROWTH = 8 << 20;
+/** @param {WebAssembly.Module} wasmModule @param {number} memoryBytes */
+export function makeQuickJSPool(wasmModule, memoryBytes, maxIdle = 2) {
+  /** @type {{QuickJS: QuickJSWASMModule, memory: WebAssembly.Memory}[]} */
+  const idle = [];
+  return {
+    memoryBytes,
+    async take() {
+      const got = idle.pop();
+      if (got) return got;
+      const memory = newMemory(memoryBytes);
+      const { QuickJS } = await loadQuickJS(wasmModule, memory);
+      return { QuickJS, memory };
+    },
+    /** @param {{QuickJS: QuickJSWASMModule, memory: WebAssembly.Memory}} inst */
+    give(inst) {
+      if (idle.length < maxIdle && inst.memory.buffer.byteLength <= IMAGE_BYTES + POOL_GROWTH) idle.push(inst);
+    },
+    idle: () => idle.length,
+  };
+}
+
+// newMemory is a QuickJS instance's memory: the image and memoryBytes.
+function newMemory(memoryBytes) {
+  return new WebAssembly.Memory({ initial: IMAGE_BYTES / PAGE, maximum: Math.ceil((IMAGE_BYTES + memoryBytes) / PAGE) });
+}
+
 // runProgram runs one script: init is the ptc.start payload as the
 // spawner forwards it ({name, source, inputs (JSON text), methods, tools}
 // and the limits of startLimits); post(m) sends the worker's messages
@@ -95,6 +133,8 @@ async function loadQuickJS(wasmModule, wasmMemory) {
 // the isolate can spare, and ticksPerMs adds a CPU budget of timeoutMs x
 // ticksPerMs interrupt-handler calls, because there Date.now() does not
 // advance while the script computes (the deadline alone never fires).
+// pool (makeQuickJSPool) lends the QuickJS instance when the run's
+// memoryBytes is the pool's.
 // direct is Go's door for ctx calls (PROTOCOL.md §4), for a host whose
 // QuickJS runs on Go's own thread (workerd): direct(id, method, args,
 // settle) instead of posting {t:'call'}; settle(id, ok, text) answers, at
@@ -102,10 +142,10 @@ async function loadQuickJS(wasmModule, wasmMemory) {
 /**
  * @param {any} init
  * @param {(m: object) => void} post
- * @param {{stackBytes?: number, wasmModule?: WebAssembly.Module, memoryCap?: number, ticksPerMs?: number,
+ * @param {{stackBytes?: number, wasmModule?: WebAssembly.Module, memoryCap?: number, ticksPerMs?: number, pool?: ReturnType<typeof makeQuickJSPool>,
  *   direct?: (id: number, method: string, args: string, settle: (id: number, ok: boolean, text: string) => void) => string | undefined}} [host]
  */
-export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap, ticksPerMs, direct } = {}) {
+export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap, ticksPerMs, pool, direct } = {}) {
   const lim = startLimits(init);
   if (memoryCap && lim.memoryBytes > memoryCap) lim.memoryBytes = memoryCap;
   // timeoutMs counts the script's run, and is enforced here, where the
@@ -126,10 +166,13 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
     closed = true;
     clearTimeout(deadlineTimer);
     post(msg);
+    // (end may run inside QuickJS: the instance is handed back after.)
+    if (lent && msg.ok) queueMicrotask(retire);
   };
   const atDeadline = () => `the program was stopped at its deadline (${lim.timeoutMs} ms)`;
   const maxPages = Math.ceil((IMAGE_BYTES + lim.memoryBytes) / PAGE);
-  const memory = new WebAssembly.Memory({ initial: IMAGE_BYTES / PAGE, maximum: maxPages });
+  const lent = pool && pool.memoryBytes === lim.memoryBytes ? await pool.take().catch(() => null) : null;
+  const memory = lent ? lent.memory : newMemory(lim.memoryBytes);
   // A failure after the wasm memory reached its cap says so: under memory
   // pressure QuickJS may have no room left even for the error it throws
   // (the script then sees null).
@@ -157,7 +200,7 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
 
   let QuickJS, compiled;
   try {
-    ({ QuickJS, compiled } = await loadQuickJS(wasmModule, memory));
+    ({ QuickJS, compiled } = lent ? { QuickJS: lent.QuickJS, compiled: null } : await loadQuickJS(wasmModule, memory));
   } catch (e) {
     fail(`the program engine failed to load: ${e?.message ?? e}`);
     return () => {};
@@ -316,6 +359,20 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
   });
 
   const deliver = kit && guard(() => vm.getProp(kit, 'deliver'));
+  // retire hands a lent instance back to the pool after the script
+  // succeeded (makeQuickJSPool), its realm and runtime disposed; after
+  // anything else the instance is dropped, and nothing of it runs again.
+  function retire() {
+    if (broken || stopped) return;
+    try {
+      for (const h of [deliver, kit]) if (h && h.alive) h.dispose();
+      vm.dispose();
+      rt.dispose();
+    } catch {
+      return;
+    }
+    pool.give(lent);
+  }
   // receive takes one answer: a {t:'reply'} from the host, or a direct
   // call's (through ready).
   const receive = (m) => {

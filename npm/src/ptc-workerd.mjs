@@ -1,17 +1,17 @@
 // The Cloudflare Workers host of the `program` engine (PROTOCOL.md §4
 // "PTC"): Workers have no eval and no threads, so each script runs in
 // QuickJS (ptc-quickjs.mjs) on the calling thread, behind the same ptc.*
-// host kinds as Node and browsers (ptc-host.mjs). Each run instantiates
-// the QuickJS module imported by the entry (never compiled from bytes)
-// with its own memory: nothing of one run survives into the next, and a
-// run that ends in a wasm fault is simply dropped.
+// host kinds as Node and browsers (ptc-host.mjs). Each run gets a fresh
+// QuickJS runtime and realm in an instance of the module imported by the
+// entry (never compiled from bytes); an instance is reused only after a
+// run that succeeded, and dropped after any failure.
 //
 // On the calling thread a spinning script blocks the isolate, so the
 // script itself must stop: the interrupt handler enforces a CPU budget
 // in ticks (Date.now() is frozen during CPU work in production) as well
 // as the deadline, and the memory is capped below the isolate's 128 MB.
 import { makePtcHostKinds } from './ptc-host.mjs';
-import { runProgram } from './ptc-quickjs.mjs';
+import { runProgram, makeQuickJSPool } from './ptc-quickjs.mjs';
 
 // WORKERD_LIMITS: memoryCap bounds a program's QuickJS memory (Go asks
 // for 64 MiB; the isolate also holds Go and every request); ticksPerMs
@@ -24,6 +24,10 @@ export const WORKERD_LIMITS = { memoryCap: 32 << 20, ticksPerMs: 6, stackBytes: 
 // hostKinds; wasmModule is the QuickJS WebAssembly.Module the entry imports.
 /** @param {WebAssembly.Module} wasmModule */
 export function workerdPtcHostKinds(wasmModule) {
+  // Instances of the QuickJS module, each lent to one run at a time and
+  // taken back after a run that succeeded: a run gets a fresh runtime and
+  // realm, not a fresh instance (makeQuickJSPool).
+  const pool = makeQuickJSPool(wasmModule, WORKERD_LIMITS.memoryCap);
   return makePtcHostKinds((events) => {
     let receive = null;
     let stopped = false;
@@ -39,7 +43,7 @@ export function workerdPtcHostKinds(wasmModule) {
           // Once stopped, Go may have released the door: no call reaches it.
           const door = typeof direct === 'function'
             ? (/** @type {any[]} */ ...a) => (stopped ? 'the program was stopped' : direct(...a)) : undefined;
-          runProgram(m.init, (x) => { if (!stopped) events.message(x); }, { ...WORKERD_LIMITS, wasmModule, direct: door }).then((r) => {
+          runProgram(m.init, (x) => { if (!stopped) events.message(x); }, { ...WORKERD_LIMITS, wasmModule, pool, direct: door }).then((r) => {
             receive = r;
             early.splice(0).forEach(r);
           }, (e) => events.error(String(e?.message ?? e)));

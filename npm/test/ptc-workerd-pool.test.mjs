@@ -1,0 +1,76 @@
+// The workerd program engine's instance pool (ptc-quickjs.mjs
+// makeQuickJSPool): a run gets a fresh QuickJS runtime and realm in a
+// reused instance of the module, and an instance is taken back only
+// after a run that succeeded. Counted, not timed: instantiations of the QuickJS
+// module and the pool's idle instances.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+
+const pkg = './node_modules/@a3s-lab/code-wasm';
+const { runProgram, makeQuickJSPool } = await import(`${pkg}/src/ptc-quickjs.mjs`);
+const { WORKERD_LIMITS } = await import(`${pkg}/src/ptc-workerd.mjs`);
+const wasm = await WebAssembly.compile(await readFile(new URL(`${pkg}/dist/quickjs.wasm`, import.meta.url)));
+
+// instantiations counts WebAssembly.instantiate calls of the QuickJS module.
+let instantiations = 0;
+const orig = WebAssembly.instantiate;
+WebAssembly.instantiate = function (m, ...rest) {
+  if (m === wasm) instantiations++;
+  return orig.call(this, m, ...rest);
+};
+
+const run = (pool, source, limits = {}) => new Promise((resolve) => {
+  const init = { name: 'p.js', source, inputs: '{}', methods: [], tools: [], timeoutMs: 20000, ...limits };
+  runProgram(init, (m) => { if (m.t === 'done') setTimeout(() => resolve(m), 0); }, { ...WORKERD_LIMITS, wasmModule: wasm, pool });
+});
+
+test('a run that succeeds hands its instance back; the next run reuses it with a fresh realm', async () => {
+  const pool = makeQuickJSPool(wasm, WORKERD_LIMITS.memoryCap);
+  const i0 = instantiations;
+  const a = await run(pool, 'globalThis.leak = "from run 1"; async function run() { return 1 }');
+  assert.deepEqual([a.ok, a.value], [true, '1']);
+  assert.equal(pool.idle(), 1, 'taken back after a clean end');
+  const b = await run(pool, 'async function run() { return typeof globalThis.leak }');
+  assert.deepEqual([b.ok, b.value], [true, '"undefined"'], 'nothing of run 1 in run 2\'s realm');
+  assert.equal(pool.idle(), 1);
+  assert.equal(instantiations - i0, 1, 'two runs, one instance');
+  const c = await run(pool, 'async function run() { throw new Error("boom") }');
+  assert.equal(c.ok, false);
+  assert.match(c.error.message, /boom/);
+  assert.equal(pool.idle(), 0, 'a failed run drops its instance');
+});
+
+test('a stack overflow, a stopped loop, an exhausted memory and a big allocation drop the instance; the next run succeeds', async () => {
+  const pool = makeQuickJSPool(wasm, WORKERD_LIMITS.memoryCap);
+  const cases = [
+    ['stack overflow', 'async function run() { const f = () => f() + 1; return f() }', {}, /stack|RangeError/i],
+    ['stopped loop', 'async function run() { for (;;) {} }', { timeoutMs: 200 }, /stopped/],
+    ['memory exhausted, error caught', 'async function run() { const a = []; try { for (;;) a.push(new Uint8Array(1 << 20)) } catch (e) { a.length = 0; throw e } }', {}, /memory/],
+    ['20 MiB held', 'async function run() { const a = []; for (let i = 0; i < 20; i++) a.push(new Uint8Array(1 << 20).fill(1)); return a.length }', {}, null],
+  ];
+  for (const [what, source, limits, err] of cases) {
+    assert.equal((await run(pool, 'async function run() { return 0 }')).ok, true);
+    assert.equal(pool.idle(), 1, `${what}: warm instance`);
+    const d = await run(pool, source, limits);
+    if (err) {
+      assert.equal(d.ok, false, what);
+      assert.match(d.error.message, err, what);
+    } else {
+      assert.deepEqual([d.ok, d.value], [true, '20'], what);
+    }
+    assert.equal(pool.idle(), 0, `${what}: the instance is dropped`);
+    const next = await run(pool, 'async function run() { return [1, 2].map((x) => x * 2) }');
+    assert.deepEqual([next.ok, next.value], [true, '[2,4]'], `${what}: the next run`);
+  }
+});
+
+test('a run with a memoryBytes other than the pool\'s gets an instance of its own', async () => {
+  const pool = makeQuickJSPool(wasm, WORKERD_LIMITS.memoryCap);
+  const i0 = instantiations;
+  const d = await run(pool, 'async function run() { return new ArrayBuffer(6 << 20).byteLength }', { memoryBytes: 4 << 20 });
+  assert.equal(d.ok, false, 'its own 4 MiB cap holds');
+  assert.match(d.error.message, /out of memory/);
+  assert.equal(pool.idle(), 0);
+  assert.equal(instantiations - i0, 1);
+});
