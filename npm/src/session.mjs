@@ -436,10 +436,11 @@ export class Session {
   events() { return this[pacedEvents](0); }
 
   // [pacedEvents](ms) is events() for a reader that persists them (the
-  // Workers Durable Object): once a batch is read it waits ms before
-  // asking Go for the next, so the events of many calls cross in one
-  // entry into Go, and that entry is not made inside the call that
-  // emitted them (on the way to its response).
+  // Workers Durable Object): it waits ms before each ask of Go (the first
+  // too: the subscription is made now), so the events of many calls cross
+  // in one entry into Go, and that entry is not made inside the call that
+  // emitted them, nor inside the session's create (on the way to their
+  // responses).
   [pacedEvents](ms) {
     const sub = this.#sync('subscribe');
     const api = this.#api;
@@ -452,12 +453,10 @@ export class Session {
       queue = queue.concat(r.events);
       if (r.done) done = true;
     };
-    let pulled = false;
     const it = {
       async next() {
         while (queue.length === 0 && !done) {
-          if (ms > 0 && pulled && !pulling) await new Promise((r) => setTimeout(r, ms));
-          pulled = true;
+          if (ms > 0 && !pulling) await new Promise((r) => setTimeout(r, ms));
           if (done) break;
           pulling ??= pull().finally(() => { pulling = null; });
           await pulling;
