@@ -24,16 +24,22 @@ const (
 // to >= 4 ms by browsers once nested.
 const hostPause = time.Millisecond
 
-// hostTurn is when the JS event loop last had a turn (unix ns): a call
-// that came in from JS (HostTurn) or a Pacer's sleep. A loop that starts
-// late in a call (after its arguments were checked, a schema compiled, the
-// files listed) counts from there, so the host is let in HostYieldEvery
-// after it last ran, not HostYieldEvery after each loop began.
-var hostTurn atomic.Int64
+// hostTurn is when the JS event loop last had a turn: a call that came
+// in from JS (HostTurn) or a Pacer's sleep. A loop that starts late in a
+// call (after its arguments were checked, a schema compiled, the files
+// listed) counts from there, so the host is let in HostYieldEvery after it
+// last ran, not HostYieldEvery after each loop began. It is ns since
+// epoch on the monotonic clock: time.Since reads only that clock (one
+// call into JS) where time.Now reads the wall clock too (two), and a
+// browser tool call records a turn twice.
+var (
+	hostTurn atomic.Int64
+	epoch    = time.Now()
+)
 
 // HostTurn records that the JS event loop just had a turn: the host API
 // calls it when a call arrives from JS.
-func HostTurn() { hostTurn.Store(time.Now().UnixNano()) }
+func HostTurn() { hostTurn.Store(int64(time.Since(epoch))) }
 
 // yield gives way when YieldEvery has passed since it last did:
 // runtime.Gosched (cheap; due Go timers run) or, when HostYieldEvery has
@@ -45,10 +51,10 @@ func (p *Pacer) yield() {
 	if p.last.IsZero() {
 		p.last = now
 	}
-	if now.UnixNano()-hostTurn.Load() >= int64(HostYieldEvery) {
+	if int64(now.Sub(epoch))-hostTurn.Load() >= int64(HostYieldEvery) {
 		time.Sleep(hostPause)
 		p.last = time.Now()
-		hostTurn.Store(p.last.UnixNano())
+		hostTurn.Store(int64(p.last.Sub(epoch)))
 		return
 	}
 	if now.Sub(p.last) < YieldEvery {

@@ -28,6 +28,20 @@ func BenchmarkCall(b *testing.B) {
 			}
 		}
 	})
+	// The browser Worker's state read after every call (AFTER_CALL in
+	// npm/src/browser-worker.mjs).
+	after := []byte(`{"methods":["activeTools","pendingConfirmations","isClosed","toolNames","mcpStatus","skillNames"]}`)
+	b.Run("syncState", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			v, err := s.CallSync(id, "syncState", after)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := json.Marshal(v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	e, _ := s.get(id)
 	raw := json.RawMessage(`{"file_path":"a.txt"}`)
 	b.Run("core", func(b *testing.B) {

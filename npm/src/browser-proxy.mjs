@@ -36,12 +36,12 @@ export function startWorkerApi() {
   let dead = null; // set once the worker has failed for good
   // transfer: buffers of the proxy's own copies, moved to the worker
   // rather than cloned.
+  // msg is the caller's own object: it gets the id.
   const request = (msg, transfer = []) => new Promise((resolve, reject) => {
     if (dead) { reject(dead); return; }
-    const id = ++nextId;
-    pending.set(id, { resolve, reject });
-    worker.postMessage({ ...msg, id }, transfer);
-    return id;
+    msg.id = ++nextId;
+    pending.set(msg.id, { resolve, reject });
+    worker.postMessage(msg, transfer);
   });
   const codedError = (e) => Object.assign(new Error(e.message), { code: e.code ?? 'INTERNAL', ...(e.detail !== undefined ? { detail: e.detail } : {}) });
 
@@ -56,7 +56,23 @@ export function startWorkerApi() {
     pending.clear();
   };
 
-  worker.onmessage = async (ev) => {
+  // A host call's answer is posted when the user's function settles.
+  const runHost = async (m) => {
+    const host = hosts.get(m.session);
+    const ac = new AbortController();
+    hostCalls.set(m.id, ac);
+    try {
+      if (!host) throw new Error(`no host for session ${m.session}`);
+      const value = await host(m.kind, m.payload, ac.signal);
+      worker.postMessage({ op: 'hostResult', id: m.id, ok: true, value });
+    } catch (e) {
+      worker.postMessage({ op: 'hostResult', id: m.id, ok: false, error: { message: String(e?.message ?? e), code: e?.code } });
+    } finally {
+      hostCalls.delete(m.id);
+    }
+  };
+
+  worker.onmessage = (ev) => {
     const m = ev.data;
     switch (m.op) {
       case 'ready':
@@ -77,21 +93,9 @@ export function startWorkerApi() {
         if (s) Object.assign(s.state, m.state);
         break;
       }
-      case 'host': {
-        const host = hosts.get(m.session);
-        const ac = new AbortController();
-        hostCalls.set(m.id, ac);
-        try {
-          if (!host) throw new Error(`no host for session ${m.session}`);
-          const value = await host(m.kind, m.payload, ac.signal);
-          worker.postMessage({ op: 'hostResult', id: m.id, ok: true, value });
-        } catch (e) {
-          worker.postMessage({ op: 'hostResult', id: m.id, ok: false, error: { message: String(e?.message ?? e), code: e?.code } });
-        } finally {
-          hostCalls.delete(m.id);
-        }
+      case 'host':
+        runHost(m);
         break;
-      }
       case 'hostAbort':
         hostCalls.get(m.id)?.abort();
         break;
@@ -132,9 +136,7 @@ export function startWorkerApi() {
       const id = nextId + 1;
       const p = request({ op: 'call', handle, method, args: argsJSON, hasSignal: !!signal });
       if (signal) signal.addEventListener('abort', () => worker.postMessage({ op: 'abort', id }), { once: true });
-      return p.finally(() => {
-        if (method === 'close') sessions.delete(handle);
-      });
+      return method === 'close' ? p.finally(() => sessions.delete(handle)) : p;
     },
     // callBytes: the bytes are copied to the worker (structured clone) and
     // the answer's bytes are transferred back.

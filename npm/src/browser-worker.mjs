@@ -174,7 +174,7 @@ const handlers = {
   }),
   call: (m) => {
     const after = { syncState: AFTER_CALL };
-    return answer(m.id, async () => {
+    const done = answer(m.id, async () => {
       const ac = m.hasSignal ? new AbortController() : undefined;
       if (ac) calls.set(m.id, ac);
       busy(m.handle, 1);
@@ -184,7 +184,8 @@ const handlers = {
         busy(m.handle, -1);
         calls.delete(m.id);
       }
-    }, m.handle, after).then(() => { if (m.method === 'close') closed(m.handle); });
+    }, m.handle, after);
+    if (m.method === 'close') done.then(() => closed(m.handle));
   },
   callBytes: (m) => answer(m.id, async () => {
     const ac = m.hasSignal ? new AbortController() : undefined;
