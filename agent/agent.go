@@ -122,10 +122,10 @@ type run struct {
 	cfg Config
 	id  string
 	res *Result
-	// recent are the signatures of the last executed calls, newest last.
-	recent []string
-	// blocked is the signature the guard refused last, "" after a call ran.
-	blocked string
+	// recent are the last executed calls, newest last.
+	recent []*callSig
+	// blocked is the call the guard refused last, nil after a call ran.
+	blocked *callSig
 	// toolSrc are the tools the last turn offered, toolDefs their list.
 	toolSrc  []kernel.Tool
 	toolDefs []llm.Tool
@@ -321,7 +321,7 @@ func (r *run) names() []string {
 type plan struct {
 	call   llm.ToolCall
 	args   json.RawMessage
-	sig    string
+	sig    *callSig
 	run    bool
 	result llm.ToolResult
 	// ref says why the loop answered the call itself; fatal: the guard
@@ -361,15 +361,15 @@ func (r *run) plan(calls []llm.ToolCall) []*plan {
 			p.refuse(errkind.NotFound, "Error: there is no tool named %q. Available tools: %s", c.Name, strings.Join(r.names(), ", "))
 			continue
 		}
-		args, v, err := decodeArgs(c.Arguments)
+		args, err := parseArgs(c.Arguments)
 		if err != nil {
 			p.refuse(errkind.InvalidArgument, "Error: the arguments of %s are not a JSON object (%v); call it again with valid JSON arguments", c.Name, err)
 			continue
 		}
 		p.args = args
-		p.sig = signature(c.Name, v)
+		p.sig = &callSig{name: c.Name, raw: args}
 		if n := r.seen(p.sig); n >= DuplicateThreshold {
-			if r.blocked == p.sig {
+			if r.blocked != nil && r.blocked.same(p.sig) {
 				p.refuse(errkind.PartialFailure, "Tool '%s' has been called %d times with identical arguments; the run stops.", c.Name, n)
 				p.guard(n)
 				p.fatal = true
@@ -381,7 +381,7 @@ func (r *run) plan(calls []llm.ToolCall) []*plan {
 			continue
 		}
 		p.run = true
-		r.blocked = ""
+		r.blocked = nil
 		r.recent = append(r.recent, p.sig)
 		if len(r.recent) > DuplicateWindow {
 			r.recent = r.recent[len(r.recent)-DuplicateWindow:]
@@ -390,14 +390,44 @@ func (r *run) plan(calls []llm.ToolCall) []*plan {
 	return out
 }
 
-func (r *run) seen(sig string) int {
+func (r *run) seen(c *callSig) int {
 	n := 0
 	for _, s := range r.recent {
-		if s == sig {
+		if s.same(c) {
 			n++
 		}
 	}
 	return n
+}
+
+// callSig is a call as the duplicate guard compares it: its name and the
+// hash of its compact arguments, computed only when two calls of one name
+// differ in their argument text (a run's first call and repeated text need
+// no hash: json.Marshal and sha256 of every call were ~3 % of an agent
+// turn's Go time in wasm).
+type callSig struct {
+	name string
+	raw  json.RawMessage // a JSON object (parseArgs)
+	sig  string          // signature, once computed
+}
+
+func (c *callSig) same(o *callSig) bool {
+	if c.name != o.name {
+		return false
+	}
+	if string(c.raw) == string(o.raw) {
+		return true
+	}
+	return c.key() == o.key()
+}
+
+func (c *callSig) key() string {
+	if c.sig == "" {
+		var v map[string]any
+		_ = json.Unmarshal(c.raw, &v) // checked by parseArgs
+		c.sig = signature(c.name, v)
+	}
+	return c.sig
 }
 
 // refusal is the error kind and metadata of the tool_end event of a call
@@ -416,26 +446,24 @@ func (p *plan) guard(n int) {
 	p.ref.metadata = map[string]any{"guard": "duplicate_tool_call", "duplicate_count": n, "threshold": DuplicateThreshold}
 }
 
+// parseArgs checks that s is a JSON object ("" is {}) without decoding
+// it (json.Valid allocates nothing); the error of invalid JSON is
+// json.Unmarshal's.
 func parseArgs(s string) (json.RawMessage, error) {
-	raw, _, err := decodeArgs(s)
-	return raw, err
-}
-
-// decodeArgs checks that s is a JSON object ("" is {}) and returns it
-// both as it came and decoded, so the signature needs no second decode.
-func decodeArgs(s string) (json.RawMessage, map[string]any, error) {
-	if strings.TrimSpace(s) == "" {
-		return json.RawMessage(`{}`), map[string]any{}, nil
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return json.RawMessage(`{}`), nil
 	}
-	var v any
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		return nil, nil, err
+	if !json.Valid([]byte(s)) {
+		var v any
+		if err := json.Unmarshal([]byte(s), &v); err != nil {
+			return nil, err
+		}
 	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, nil, fmt.Errorf("got %s", strings.TrimSpace(s)[:1])
+	if t[0] != '{' {
+		return nil, fmt.Errorf("got %s", t[:1])
 	}
-	return json.RawMessage(s), m, nil
+	return json.RawMessage(s), nil
 }
 
 // signature is the tool name and a hash of the compact arguments (args

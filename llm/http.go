@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -212,10 +213,23 @@ func (b *timedBody) expire() {
 	b.cancel(errStalled)
 }
 
+// sseBufs holds the SSE buffers of ended streams (4 KiB, or what a long
+// line grew one to, at most maxPooledSSE): a new buffer per request was
+// 8 KB of an agent turn's 107 KB in wasm. Only stream puts one back,
+// after its last read; a chunk holds strings, never the buffer.
+var sseBufs sync.Pool
+
+const maxPooledSSE = 64 << 10
+
 // peek reads the body's first bytes, into the 4 KiB buffer the SSE
 // reader goes on in (stream).
 func (b *timedBody) peek() *Error {
-	buf := make([]byte, 4096)
+	var buf []byte
+	if p, ok := sseBufs.Get().(*[]byte); ok {
+		buf = (*p)[:cap(*p)]
+	} else {
+		buf = make([]byte, 4096)
+	}
 	for {
 		n, err := b.Read(buf)
 		if n > 0 {
@@ -322,11 +336,17 @@ func (t *transport) stream(ctx context.Context, url string, header map[string]st
 		yield(Chunk{}, err)
 		return
 	}
-	defer rc.Close()
 	// The SSE reader starts in peek's buffer, on the bytes peek read: a
 	// second 4 KiB buffer and a copy per request, and drain reads into it.
 	sse := &sseReader{r: rc, buf: rc.first[:cap(rc.first)], end: len(rc.first)}
 	rc.first = nil
+	defer func() {
+		rc.Close()
+		if cap(sse.buf) <= maxPooledSSE {
+			buf := sse.buf
+			sseBufs.Put(&buf)
+		}
+	}()
 	var out []Chunk
 	for {
 		name, data, err := sse.next()
