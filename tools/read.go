@@ -118,12 +118,14 @@ func checkRange(tool string, offset, limit *int) (int, int, bool, error) {
 func formatLine(b *strings.Builder, n int, text string) bool {
 	t, cut := cutLine(text)
 	// "%6d\t%s\n" by hand: fmt.Fprintf per line was 1.5 % of an agent
-	// turn's Go time in wasm (a 16-line read). The number's digits go in
-	// num, then the padded field and the tab after them, in one Write.
-	var num [32]byte
+	// turn's Go time in wasm (a 16-line read).
+	var num [20]byte
 	d := strconv.AppendInt(num[:0], int64(n), 10)
-	d = append(append(append(num[len(d):len(d)], "      "[min(len(d), 6):]...), d...), '\t')
+	for i := len(d); i < 6; i++ {
+		b.WriteByte(' ')
+	}
 	b.Write(d)
+	b.WriteByte('\t')
 	b.WriteString(t)
 	b.WriteByte('\n')
 	return cut
