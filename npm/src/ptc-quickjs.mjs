@@ -96,14 +96,16 @@ async function loadQuickJS(wasmModule, wasmMemory) {
 // ticksPerMs interrupt-handler calls, because there Date.now() does not
 // advance while the script computes (the deadline alone never fires).
 // direct is Go's door for ctx calls (PROTOCOL.md §4), for a host whose
-// QuickJS runs on Go's own thread (workerd): direct(id, method, args,
-// settle) instead of posting {t:'call'}; settle(id, ok, text) answers, at
-// once for a call that needs no event-loop turn, later for one that does.
+// QuickJS runs on Go's own thread (workerd): direct(settle) once, then
+// direct(id, method + ' ' + args) instead of posting {t:'call'}, which
+// returns the answer of a call that needs no event-loop turn (the JSON
+// text, or '!' and the error message) and undefined for one that does:
+// settle(id, ok, text) answers that one later.
 /**
  * @param {any} init
  * @param {(m: object) => void} post
  * @param {{stackBytes?: number, wasmModule?: WebAssembly.Module, memoryCap?: number, ticksPerMs?: number,
- *   direct?: (id: number, method: string, args: string, settle: (id: number, ok: boolean, text: string) => void) => string | undefined}} [host]
+ *   direct?: (...a: [settle: (id: number, ok: boolean, text: string) => void] | [id: number, call: string]) => string | undefined}} [host]
  */
 export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap, ticksPerMs, direct } = {}) {
   const lim = startLimits(init);
@@ -196,14 +198,17 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
   };
   const send1 = (c) => {
     if (!direct) { post(c); return; }
-    let refused;
+    let r;
     try {
-      refused = direct(c.id, c.method, c.args, settle);
+      r = direct(c.id, `${c.method} ${c.args}`);
     } catch (e) {
-      refused = `ctx.${c.method} failed to reach the host: ${e?.message ?? e}`;
+      r = `!ctx.${c.method} failed to reach the host: ${e?.message ?? e}`;
     }
-    if (typeof refused === 'string') settle(c.id, false, refused);
+    if (typeof r !== 'string') return; // settle answers it
+    if (r.charCodeAt(0) === 33) settle(c.id, false, r.slice(1)); // '!': an error
+    else settle(c.id, true, r);
   };
+  if (direct) direct(settle);
   const pump = () => {
     while (inFlight < lim.maxInFlight && queue.length) {
       inFlight++;

@@ -38,7 +38,7 @@ export function workerdPtcHostKinds(wasmModule) {
           receive = (x) => early.push(x);
           // Once stopped, Go may have released the door: no call reaches it.
           const door = typeof direct === 'function'
-            ? (/** @type {any[]} */ ...a) => (stopped ? 'the program was stopped' : direct(...a)) : undefined;
+            ? (/** @type {any[]} */ ...a) => (stopped ? '!the program was stopped' : direct(...a)) : undefined;
           runProgram(m.init, (x) => { if (!stopped) events.message(x); }, { ...WORKERD_LIMITS, wasmModule, direct: door }).then((r) => {
             receive = r;
             early.splice(0).forEach(r);
