@@ -9,7 +9,11 @@ export const PRELUDE = String.raw`// The realm's side of the program engines, ev
 // the Node and browser engine (TestNPMPreludeIsGenerated fails when the two
 // differ). The host functions:
 //
-//   send(method, argsJSON) → the call's id, or a refusal message
+//   send(method, argsJSON) → the call's id (deliver answers it), or a
+//                           string: the call's answer, given at once (the
+//                           result's JSON text, or '!' and the message
+//                           it rejects with), or '~' and the message of
+//                           a refusal (not a call: not counted)
 //   finish(ok, text, line)  → the script's result (JSON text) or error
 //   violation(message)      → a limit the script hit (reported once)
 //
@@ -27,9 +31,12 @@ export const PRELUDE = String.raw`// The realm's side of the program engines, ev
   var G = globalThis, O = Object, E = Error, P = Promise, S = String, EvalErr = EvalError;
   var stringify = JSON.stringify, parse = JSON.parse, freeze = O.freeze, create = O.create, getProto = O.getPrototypeOf;
   var defineProperty = O.defineProperty, getDesc = O.getOwnPropertyDescriptor, ownKeys = Reflect.ownKeys, apply = Reflect.apply;
-  var preject = P.reject, isProto = O.prototype.isPrototypeOf, EP = E.prototype, slice = Array.prototype.slice;
+  var preject = P.reject, presolve = P.resolve, sslice = S.prototype.slice, isProto = O.prototype.isPrototypeOf, EP = E.prototype, slice = Array.prototype.slice;
   var WM = WeakMap, wmGet = WM.prototype.get, wmSet = WM.prototype.set, toStringTag = Symbol.toStringTag;
   var pending = create(null), count = 0, closed = false, refused = null;
+  // quiet: an error made here for an answer has no frame of the script,
+  // wherever it is made (as one made in deliver).
+  var quiet = false;
 
   // Stacks: quickjs-ng calls Error.prepareStackTrace(error, callSites) for
   // every error it makes. Call sites hand out the function of each frame
@@ -46,7 +53,7 @@ export const PRELUDE = String.raw`// The realm's side of the program engines, ev
     var kept = [], text = '';
     for (var i = 0; i < sites.length; i++) {
       var s = sites[i];
-      if (apply(csFile, s, []) !== scriptName) continue;
+      if (quiet || apply(csFile, s, []) !== scriptName) continue;
       kept[kept.length] = s;
       text += '    at ' + (apply(csName, s, []) || '<anonymous>') + ' (' + scriptName + ':' + apply(csLine, s, []) + ':' + apply(csCol, s, []) + ')\n';
     }
@@ -56,6 +63,10 @@ export const PRELUDE = String.raw`// The realm's side of the program engines, ev
   defineProperty(E, 'prepareStackTrace', { get: function () { return userPrepare; }, set: function (f) { userPrepare = f; }, enumerable: false, configurable: false });
 
   function reject(e) { return apply(preject, P, [e]); }
+  function answerError(msg) {
+    quiet = true;
+    try { return new E(msg); } finally { quiet = false; }
+  }
   // Calls past maxToolCalls get one shared rejection: a flood of them
   // costs the host nothing and this realm no allocation each.
   function refuse() {
@@ -72,7 +83,14 @@ export const PRELUDE = String.raw`// The realm's side of the program engines, ev
     var json;
     try { json = stringify(args); } catch (e) { return reject(e); }
     var id = send(method, json === undefined ? 'null' : json);
-    if (typeof id === 'string') return reject(new E(id));
+    if (typeof id === 'string') {
+      if (id[0] === '~') return reject(new E(apply(sslice, id, [1])));
+      count++;
+      if (id[0] === '!') return reject(answerError(apply(sslice, id, [1])));
+      var v;
+      try { v = parse(id); } catch (_) { return reject(answerError('ctx result is not JSON')); }
+      return apply(presolve, P, [v]);
+    }
     count++;
     return new P(function (resolve, reject) { pending[id] = { resolve: resolve, reject: reject }; });
   }
@@ -80,9 +98,9 @@ export const PRELUDE = String.raw`// The realm's side of the program engines, ev
     var p = pending[id];
     if (!p) return;
     delete pending[id];
-    if (!ok) { p.reject(new E(text)); return; }
+    if (!ok) { p.reject(answerError(text)); return; }
     var v;
-    try { v = parse(text); } catch (_) { p.reject(new E('ctx result is not JSON')); return; }
+    try { v = parse(text); } catch (_) { p.reject(answerError('ctx result is not JSON')); return; }
     p.resolve(v);
   }
 

@@ -218,17 +218,32 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
     }
   };
   let nextId = 0;
+  // send returns the call's id, its answer when the door gave it at once,
+  // or '~' and a refusal (prelude.js).
   const send = vm.newFunction('send', (method, json) => {
-    if (closed) return vm.newString('the program has finished; ctx calls are closed');
+    if (closed) return vm.newString('~the program has finished; ctx calls are closed');
     const m = vm.getString(method), args = vm.getString(json);
     const n = args.length * 3 > lim.maxResultBytes ? utf8Length(args) : 0;
-    if (n > lim.maxResultBytes) return vm.newString(`the arguments of ctx.${m} are ${n} bytes of JSON; the limit is ${lim.maxResultBytes}`);
+    if (n > lim.maxResultBytes) return vm.newString(`~the arguments of ctx.${m} are ${n} bytes of JSON; the limit is ${lim.maxResultBytes}`);
+    const id = ++nextId;
+    // With the door free (no call waits here), a call that ends inside
+    // direct() is answered by send itself: one QuickJS step, no deliver.
+    if (direct && !queue.length && inFlight < lim.maxInFlight) {
+      let r;
+      try {
+        r = direct(id, `${m} ${args}`);
+      } catch (e) {
+        r = `!ctx.${m} failed to reach the host: ${e?.message ?? e}`;
+      }
+      if (typeof r === 'string') return vm.newString(r);
+      inFlight++; // settle answers it
+      return vm.newNumber(id);
+    }
     // Calls waiting here hold their arguments outside QuickJS: together
     // they may not exceed the program's memory either.
     if (queue.length && queued + args.length > lim.memoryBytes) {
-      return vm.newString(`ctx.${m} refused: ${queue.length} ctx calls already wait with ${queued} bytes of arguments; the limit is memoryBytes=${lim.memoryBytes}`);
+      return vm.newString(`~ctx.${m} refused: ${queue.length} ctx calls already wait with ${queued} bytes of arguments; the limit is memoryBytes=${lim.memoryBytes}`);
     }
-    const id = ++nextId;
     queue.push({ t: 'call', id, method: m, args });
     queued += args.length;
     pump();
