@@ -235,7 +235,10 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
       } catch (e) {
         r = `!ctx.${m} failed to reach the host: ${e?.message ?? e}`;
       }
-      if (typeof r === 'string') return vm.newString(r);
+      if (typeof r === 'string') {
+        answeredNow++; // jobs() hands it over (flush)
+        return vm.newString(r);
+      }
       inFlight++; // settle answers it
       return vm.newNumber(id);
     }
@@ -298,10 +301,22 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
     else /** @type {any} */ (r2).value.dispose(); // (the union does not narrow on error)
     return undefined;
   };
+  // jobs runs the realm's jobs, then hands over the answers send gave at
+  // once (flush), one at a time, each after the jobs before it are done:
+  // as a reply is delivered (receive), never in the middle of them.
+  let answeredNow = 0, flushFn = null;
   const jobs = () => {
-    while (!closed && !broken && rt.hasPendingJob()) {
-      const r = rt.executePendingJobs(1024);
-      if (r.error) failWith(r.error); // an interrupt, or an exception no promise caught
+    for (;;) {
+      while (!closed && !broken && rt.hasPendingJob()) {
+        const r = rt.executePendingJobs(1024);
+        if (r.error) failWith(r.error); // an interrupt, or an exception no promise caught
+      }
+      if (!answeredNow || closed || broken) return;
+      if (Date.now() > deadline) { expire(); return; } // as receive: the deadline passed while the script awaited
+      answeredNow--;
+      flushFn ??= vm.getProp(kit, 'flush');
+      const v = unwrap(vm.callFunction(flushFn, vm.undefined));
+      if (v) v.dispose();
     }
   };
 
