@@ -9,7 +9,13 @@ export const PRELUDE = String.raw`// The realm's side of the program engines, ev
 // the Node and browser engine (TestNPMPreludeIsGenerated fails when the two
 // differ). The host functions:
 //
-//   send(method, argsJSON) → the call's id, or a refusal message
+//   send(method, argsJSON) → the call's id (deliver answers it), or a
+//                           string: the call's answer, given at once (the
+//                           result's JSON text, or '!' and the message
+//                           it rejects with), which the host hands over
+//                           later with flush() as it would with deliver,
+//                           or '~' and the message of a refusal (not a
+//                           call: not counted)
 //   finish(ok, text, line)  → the script's result (JSON text) or error
 //   violation(message)      → a limit the script hit (reported once)
 //
@@ -27,9 +33,11 @@ export const PRELUDE = String.raw`// The realm's side of the program engines, ev
   var G = globalThis, O = Object, E = Error, P = Promise, S = String, EvalErr = EvalError;
   var stringify = JSON.stringify, parse = JSON.parse, freeze = O.freeze, create = O.create, getProto = O.getPrototypeOf;
   var defineProperty = O.defineProperty, getDesc = O.getOwnPropertyDescriptor, ownKeys = Reflect.ownKeys, apply = Reflect.apply;
-  var preject = P.reject, isProto = O.prototype.isPrototypeOf, EP = E.prototype, slice = Array.prototype.slice;
+  var preject = P.reject, sslice = S.prototype.slice, isProto = O.prototype.isPrototypeOf, EP = E.prototype, slice = Array.prototype.slice;
   var WM = WeakMap, wmGet = WM.prototype.get, wmSet = WM.prototype.set, toStringTag = Symbol.toStringTag;
   var pending = create(null), count = 0, closed = false, refused = null;
+  // Answers given at once by send, in order (a null-prototype queue).
+  var now = create(null), nowHead = 0, nowTail = 0;
 
   // Stacks: quickjs-ng calls Error.prepareStackTrace(error, callSites) for
   // every error it makes. Call sites hand out the function of each frame
@@ -72,18 +80,33 @@ export const PRELUDE = String.raw`// The realm's side of the program engines, ev
     var json;
     try { json = stringify(args); } catch (e) { return reject(e); }
     var id = send(method, json === undefined ? 'null' : json);
-    if (typeof id === 'string') return reject(new E(id));
+    if (typeof id === 'string' && id[0] === '~') return reject(new E(apply(sslice, id, [1])));
     count++;
+    if (typeof id === 'string') return new P(function (resolve, reject) { now[nowTail++] = { resolve: resolve, reject: reject, text: id }; });
     return new P(function (resolve, reject) { pending[id] = { resolve: resolve, reject: reject }; });
+  }
+  function answer(p, ok, text) {
+    if (!ok) { p.reject(new E(text)); return; }
+    var v;
+    try { v = parse(text); } catch (_) { p.reject(new E('ctx result is not JSON')); return; }
+    p.resolve(v);
   }
   function deliver(id, ok, text) {
     var p = pending[id];
     if (!p) return;
     delete pending[id];
-    if (!ok) { p.reject(new E(text)); return; }
-    var v;
-    try { v = parse(text); } catch (_) { p.reject(new E('ctx result is not JSON')); return; }
-    p.resolve(v);
+    answer(p, ok, text);
+  }
+  // flush hands over the oldest answer send gave at once. The host calls
+  // it as it would call deliver, once the realm's jobs are done: the
+  // script sees such an answer when it would have seen it through deliver
+  // (never before the jobs queued with it, e.g. the end of run).
+  function flush() {
+    if (nowHead === nowTail) return;
+    var a = now[nowHead];
+    delete now[nowHead++];
+    if (a.text[0] === '!') answer(a, false, apply(sslice, a.text, [1]));
+    else answer(a, true, a.text);
   }
 
   var methods = parse(methodsJSON), tools = parse(toolsJSON), ctx = create(O.prototype), t = create(O.prototype);
@@ -157,6 +180,7 @@ export const PRELUDE = String.raw`// The realm's side of the program engines, ev
 
   return freeze({
     deliver: deliver,
+    flush: flush,
     start: function (run, inputsJSON) { drive(run, parse(inputsJSON)); },
     fail: function (e) { settle(false, e); },
   });

@@ -136,14 +136,16 @@ function newMemory(memoryBytes) {
 // pool (makeQuickJSPool) lends the QuickJS instance when the run's
 // memoryBytes is the pool's.
 // direct is Go's door for ctx calls (PROTOCOL.md §4), for a host whose
-// QuickJS runs on Go's own thread (workerd): direct(id, method, args,
-// settle) instead of posting {t:'call'}; settle(id, ok, text) answers, at
-// once for a call that needs no event-loop turn, later for one that does.
+// QuickJS runs on Go's own thread (workerd): direct(settle) once, then
+// direct(id, method + ' ' + args) instead of posting {t:'call'}, which
+// returns the answer of a call that needs no event-loop turn (the JSON
+// text, or '!' and the error message) and undefined for one that does:
+// settle(id, ok, text) answers that one later.
 /**
  * @param {any} init
  * @param {(m: object) => void} post
  * @param {{stackBytes?: number, wasmModule?: WebAssembly.Module, memoryCap?: number, ticksPerMs?: number, pool?: ReturnType<typeof makeQuickJSPool>,
- *   direct?: (id: number, method: string, args: string, settle: (id: number, ok: boolean, text: string) => void) => string | undefined}} [host]
+ *   direct?: (...a: [settle: (id: number, ok: boolean, text: string) => void] | [id: number, call: string]) => string | undefined}} [host]
  */
 export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap, ticksPerMs, pool, direct } = {}) {
   const lim = startLimits(init);
@@ -239,14 +241,17 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
   };
   const send1 = (c) => {
     if (!direct) { post(c); return; }
-    let refused;
+    let r;
     try {
-      refused = direct(c.id, c.method, c.args, settle);
+      r = direct(c.id, `${c.method} ${c.args}`);
     } catch (e) {
-      refused = `ctx.${c.method} failed to reach the host: ${e?.message ?? e}`;
+      r = `!ctx.${c.method} failed to reach the host: ${e?.message ?? e}`;
     }
-    if (typeof refused === 'string') settle(c.id, false, refused);
+    if (typeof r !== 'string') return; // settle answers it
+    if (r.charCodeAt(0) === 33) settle(c.id, false, r.slice(1)); // '!': an error
+    else settle(c.id, true, r);
   };
+  if (direct) direct(settle);
   const pump = () => {
     while (inFlight < lim.maxInFlight && queue.length) {
       inFlight++;
@@ -256,17 +261,35 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
     }
   };
   let nextId = 0;
+  // send returns the call's id, its answer when the door gave it at once,
+  // or '~' and a refusal (prelude.js).
   const send = vm.newFunction('send', (method, json) => {
-    if (closed) return vm.newString('the program has finished; ctx calls are closed');
+    if (closed) return vm.newString('~the program has finished; ctx calls are closed');
     const m = vm.getString(method), args = vm.getString(json);
     const n = args.length * 3 > lim.maxResultBytes ? utf8Length(args) : 0;
-    if (n > lim.maxResultBytes) return vm.newString(`the arguments of ctx.${m} are ${n} bytes of JSON; the limit is ${lim.maxResultBytes}`);
+    if (n > lim.maxResultBytes) return vm.newString(`~the arguments of ctx.${m} are ${n} bytes of JSON; the limit is ${lim.maxResultBytes}`);
+    const id = ++nextId;
+    // With the door free (no call waits here), a call that ends inside
+    // direct() is answered by send itself: one QuickJS step, no deliver.
+    if (direct && !queue.length && inFlight < lim.maxInFlight) {
+      let r;
+      try {
+        r = direct(id, `${m} ${args}`);
+      } catch (e) {
+        r = `!ctx.${m} failed to reach the host: ${e?.message ?? e}`;
+      }
+      if (typeof r === 'string') {
+        answeredNow++; // jobs() hands it over (flush)
+        return vm.newString(r);
+      }
+      inFlight++; // settle answers it
+      return vm.newNumber(id);
+    }
     // Calls waiting here hold their arguments outside QuickJS: together
     // they may not exceed the program's memory either.
     if (queue.length && queued + args.length > lim.memoryBytes) {
-      return vm.newString(`ctx.${m} refused: ${queue.length} ctx calls already wait with ${queued} bytes of arguments; the limit is memoryBytes=${lim.memoryBytes}`);
+      return vm.newString(`~ctx.${m} refused: ${queue.length} ctx calls already wait with ${queued} bytes of arguments; the limit is memoryBytes=${lim.memoryBytes}`);
     }
-    const id = ++nextId;
     queue.push({ t: 'call', id, method: m, args });
     queued += args.length;
     pump();
@@ -321,10 +344,22 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
     else /** @type {any} */ (r2).value.dispose(); // (the union does not narrow on error)
     return undefined;
   };
+  // jobs runs the realm's jobs, then hands over the answers send gave at
+  // once (flush), one at a time, each after the jobs before it are done:
+  // as a reply is delivered (receive), never in the middle of them.
+  let answeredNow = 0, flushFn = null;
   const jobs = () => {
-    while (!closed && !broken && rt.hasPendingJob()) {
-      const r = rt.executePendingJobs(1024);
-      if (r.error) failWith(r.error); // an interrupt, or an exception no promise caught
+    for (;;) {
+      while (!closed && !broken && rt.hasPendingJob()) {
+        const r = rt.executePendingJobs(1024);
+        if (r.error) failWith(r.error); // an interrupt, or an exception no promise caught
+      }
+      if (!answeredNow || closed || broken) return;
+      if (Date.now() > deadline) { expire(); return; } // as receive: the deadline passed while the script awaited
+      answeredNow--;
+      flushFn ??= vm.getProp(kit, 'flush');
+      const v = unwrap(vm.callFunction(flushFn, vm.undefined));
+      if (v) v.dispose();
     }
   };
 
@@ -365,7 +400,7 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
   function retire() {
     if (broken || stopped) return;
     try {
-      for (const h of [deliver, kit]) if (h && h.alive) h.dispose();
+      for (const h of [deliver, flushFn, kit]) if (h && h.alive) h.dispose();
       vm.dispose();
       rt.dispose();
     } catch {

@@ -42,7 +42,7 @@ export function workerdPtcHostKinds(wasmModule) {
           receive = (x) => early.push(x);
           // Once stopped, Go may have released the door: no call reaches it.
           const door = typeof direct === 'function'
-            ? (/** @type {any[]} */ ...a) => (stopped ? 'the program was stopped' : direct(...a)) : undefined;
+            ? (/** @type {any[]} */ ...a) => (stopped ? '!the program was stopped' : direct(...a)) : undefined;
           runProgram(m.init, (x) => { if (!stopped) events.message(x); }, { ...WORKERD_LIMITS, wasmModule, pool, direct: door }).then((r) => {
             receive = r;
             early.splice(0).forEach(r);
@@ -51,8 +51,8 @@ export function workerdPtcHostKinds(wasmModule) {
           receive(m);
         }
       },
-      // The run's instance and memory are left to the collector: nothing
-      // reaches them once receive is gone.
+      // Nothing of a stopped run reaches Go once receive is gone; its
+      // instance goes back to the pool only if its script still succeeds.
       terminate() {
         stopped = true;
         receive = () => {};

@@ -90,17 +90,32 @@ test('a ctx call on the workerd host enters Go once, and every governance step s
     // waits on the event loop (the hook); in order of the script.
     const r = await program(`async function run(ctx) {
       const many = await Promise.all(Array.from({ length: 24 }, (_, i) => ctx.readFile(i % 2 ? 'a.txt' : 'b.txt')));
-      let refused = '';
-      try { await ctx.tool('') } catch (e) { refused = e.message }
+      let refused = '', stack = null;
+      try { await ctx.tool('') } catch (e) { refused = e.message; stack = e.stack }
       const paths = await ctx.glob('*.txt');
-      return { many: many.join(''), refused, paths };
+      return { many: many.join(''), refused, stack, paths };
     }`, { maxToolCalls: 30 });
     assert.equal(r.exitCode, 0, r.output);
     const v = JSON.parse(r.metadataJson).script_result;
     assert.equal(v.many, 'beta\nalpha\n'.repeat(12));
     assert.equal(v.refused, 'ctx.tool(name, args): name must be a non-empty string');
+    // Answered inside direct(), the error is still made with no frame of
+    // the script, as the other hosts' deliver makes it.
+    assert.equal(v.stack, '');
     assert.deepEqual(v.paths, ['a.txt', 'b.txt']);
     assert.deepEqual(seen, ['glob']);
+
+    // An answer direct() gave at once reaches the script when a reply
+    // would: after the jobs queued before it (here the end of run), one at
+    // a time. A call chained on it after run returned is never made.
+    for (const source of [
+      `async function run(ctx) { ctx.readFile('a.txt').then(() => ctx.tool('write', { file_path: 'pwned.txt', content: 'x' })); return 1 }`,
+      `async function run(ctx) { const a = ctx.readFile('a.txt'); ctx.readFile('b.txt').then(() => ctx.tool('write', { file_path: 'pwned.txt', content: 'x' })); await a; return 1 }`,
+    ]) {
+      const late = await s.program({ source, allowedTools: ['read', 'write'], limits: { timeoutMs: 60000 } });
+      assert.equal(late.exitCode, 0, late.output);
+      assert.notEqual((await s.tool('read', { file_path: 'pwned.txt' })).exitCode, 0, source);
+    }
 
     // maxToolCalls is still the engine's: the 4th call never leaves it.
     const over = await program('async function run(ctx) { for (let i = 0; i < 4; i++) await ctx.readFile("a.txt"); return 1 }', { maxToolCalls: 3 });

@@ -409,11 +409,12 @@ func hostCall(ctx context.Context, _ api.Module, stack []uint64) {
 }
 
 // send admits one ctx call (method, argsJSON): it returns the call's id,
-// or the message of its refusal. The prelude counts the same way; these
-// checks hold even for a script that reached send itself.
+// or '~' and the message of its refusal (prelude.js). The prelude counts
+// the same way; these checks hold even for a script that reached send
+// itself.
 func (r *run) send(a []uint64) uint64 {
 	v := r.vm
-	refuse := func(msg string) uint64 { return v.newString(msg) }
+	refuse := func(msg string) uint64 { return v.newString("~" + msg) }
 	if r.finished {
 		return refuse("the program has finished; ctx calls are closed")
 	}
