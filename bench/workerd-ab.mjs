@@ -1,0 +1,67 @@
+// Two trees' Worker apps side by side on real workerd, their requests
+// alternating: the p50 of `read {}` (Worker → DO → Go) and of a trivial
+// program, per round, after a warm-up (V8 tiers the Go wasm up over the
+// first thousands of calls). Each tree's package is packed, installed and
+// bundled as an app would (npm/test/workerd/rig.mjs of that tree) and
+// served by its own `workerd serve`. Medians of the rounds' p50s; wall
+// time, so compare only sides measured in the same run.
+//   BASE=/tmp/old node bench/workerd-ab.mjs          (both trees built)
+//   BASE=/tmp/old WARM=2000 ROUNDS=15 N=60 ROUTE=program node bench/workerd-ab.mjs
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = join(dirname(fileURLToPath(import.meta.url)), '..');
+const trees = [process.env.BASE, here].filter(Boolean);
+const N = Number(process.env.N || 60), ROUNDS = Number(process.env.ROUNDS || 15), WARM = Number(process.env.WARM || 2000);
+const ROUTE = process.env.ROUTE || 'tool';
+const routes = {
+  tool: ['tools/read', {}],
+  program: ['program', { source: 'async function run() { return 1 }' }],
+};
+if (!routes[ROUTE]) throw new Error(`ROUTE must be tool or program, got ${ROUTE}`);
+
+const sides = [];
+try {
+  for (const root of trees) {
+    const rig = await import(pathToFileURL(join(root, 'npm/test/workerd/rig.mjs')).href);
+    const scratch = mkdtempSync(join(tmpdir(), 'code-wasm-workerd-ab-'));
+    const project = rig.installApp(scratch);
+    writeFileSync(join(project, '.dev.vars'), 'ALLOW_UNAUTHENTICATED=true\n');
+    rig.bundleApp({ project, state: join(project, 'state'), env: rig.wranglerEnv(scratch), vars: { ALLOW_UNAUTHENTICATED: 'true' } });
+    const dev = await rig.startWorkerd({ project, ready: async (b) => (await fetch(`${b}/v1/stats`)).ok });
+    sides.push({ root, scratch, dev, p50s: [] });
+  }
+  const call = async (side, path, body) => {
+    const res = await fetch(side.dev.base + path, { method: 'POST', body: JSON.stringify(body) });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${text}`);
+    return JSON.parse(text);
+  };
+  const [suffix, body] = routes[ROUTE];
+  for (const s of sides) {
+    s.path = `/v1/sessions/${(await call(s, '/v1/sessions', {})).id}/${suffix}`;
+    for (let i = 0; i < WARM; i++) await call(s, s.path, body);
+  }
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const s of r % 2 ? [...sides].reverse() : sides) {
+      const lat = [];
+      for (let i = 0; i < N; i++) {
+        const t0 = performance.now();
+        await call(s, s.path, body);
+        lat.push(performance.now() - t0);
+      }
+      lat.sort((a, b) => a - b);
+      s.p50s.push(lat[N >> 1]);
+    }
+  }
+  const med = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
+  console.log(`${ROUTE} route, ${WARM} warm-up requests each, ${ROUNDS} rounds x ${N} alternating, load ${loadavg()[0].toFixed(1)}`);
+  for (const s of sides) console.log(`| ${s.root} | median p50 ${med(s.p50s).toFixed(2)} ms | best ${Math.min(...s.p50s).toFixed(2)} ms |`);
+} finally {
+  for (const s of sides) {
+    await s.dev.stop();
+    rmSync(s.scratch, { recursive: true, force: true });
+  }
+}
