@@ -1,12 +1,13 @@
 // Two trees' Worker apps side by side on real workerd, their requests
-// alternating: the p50 of `read {}` (Worker → DO → Go) and of a trivial
-// program, per round, after a warm-up (V8 tiers the Go wasm up over the
+// alternating: the p50 of `read {}` (Worker → DO → Go), of a trivial
+// program or of a session create, per round, after a warm-up (V8 tiers the Go wasm up over the
 // first thousands of calls). Each tree's package is packed, installed and
 // bundled as an app would (npm/test/workerd/rig.mjs of that tree) and
 // served by its own `workerd serve`. Medians of the rounds' p50s; wall
 // time, so compare only sides measured in the same run.
 //   BASE=/tmp/old node bench/workerd-ab.mjs          (both trees built)
 //   BASE=/tmp/old WARM=2000 ROUNDS=15 N=60 ROUTE=program node bench/workerd-ab.mjs
+//   BASE=/tmp/old WARM=200 ROUNDS=10 N=30 ROUTE=create node bench/workerd-ab.mjs
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -19,8 +20,9 @@ const ROUTE = process.env.ROUTE || 'tool';
 const routes = {
   tool: ['tools/read', {}],
   program: ['program', { source: 'async function run() { return 1 }' }],
+  create: [null, {}], // POST /v1/sessions {}: a new session each time
 };
-if (!routes[ROUTE]) throw new Error(`ROUTE must be tool or program, got ${ROUTE}`);
+if (!routes[ROUTE]) throw new Error(`ROUTE must be tool, program or create, got ${ROUTE}`);
 
 const sides = [];
 try {
@@ -41,7 +43,7 @@ try {
   };
   const [suffix, body] = routes[ROUTE];
   for (const s of sides) {
-    s.path = `/v1/sessions/${(await call(s, '/v1/sessions', {})).id}/${suffix}`;
+    s.path = suffix === null ? '/v1/sessions' : `/v1/sessions/${(await call(s, '/v1/sessions', {})).id}/${suffix}`;
     for (let i = 0; i < WARM; i++) await call(s, s.path, body);
   }
   for (let r = 0; r < ROUNDS; r++) {

@@ -76,19 +76,27 @@ export class CodeSession extends DurableObject {
     this.session = null;
     this.opening = null; // the session being opened (one per instance)
     this.subscribers = new Set();
-    this.ready = false; // the tables exist (checked once per instance)
+    this.ready = false; // the meta table exists (checked once per instance)
+    this.eventsReady = false; // the events table exists (checked once per instance)
     this.info = undefined; // the session's {id, createdAt}, read once per instance
     this.rows = []; // the session's events not yet written (open)
     this.seq = undefined; // the last event's seq (read from storage once per instance)
     this.timer = undefined; // the pending flush of rows
   }
 
-  // tables creates the tables when missing (a new object, or one whose
-  // storage a DELETE emptied), once per instance (again after a DELETE).
+  // tables creates the meta table when missing (a new object, or one
+  // whose storage a DELETE emptied), once per instance (again after a
+  // DELETE); eventsTable the events table, on the first use of events
+  // (not in a create's commit, which the create's response waits for).
   tables() {
     if (this.ready) return;
     this.ready = true;
     this.sql.exec('CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)');
+  }
+
+  eventsTable() {
+    if (this.eventsReady) return;
+    this.eventsReady = true;
     this.sql.exec('CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, data TEXT NOT NULL)');
   }
 
@@ -131,7 +139,7 @@ export class CodeSession extends DurableObject {
   // (64), so an id a subscriber saw before the isolate died is never
   // given to another event (ids only rise; a gap is harmless).
   lastSeq() {
-    this.tables();
+    this.eventsTable();
     return Number(this.sql.exec('SELECT MAX(seq) AS m FROM events').one().m ?? 0) + 64;
   }
 
@@ -144,7 +152,7 @@ export class CodeSession extends DurableObject {
     clearTimeout(this.timer);
     if (rows !== this.rows || !rows.length) return;
     try {
-      this.tables();
+      this.eventsTable();
     } catch {
       rows.length = 0; // storage failed whole: these events are lost, never the object nor later events
       return;
@@ -215,7 +223,7 @@ export class CodeSession extends DurableObject {
     const { workspace, ...rest } = options;
     const kept = workspace ? { ...rest, workspace: { ...workspace, files: undefined } } : rest;
     const info = { id, createdAt: new Date().toISOString() };
-    // The tables and the row in one synchronous block: one commit, which
+    // The table and the row in one synchronous block: one commit, which
     // the response waits for (the output gate), not two.
     this.tables();
     this.sql.exec('INSERT OR REPLACE INTO meta (k, v) VALUES (?, ?), (?, ?)', 'options', JSON.stringify(kept), 'info', JSON.stringify(info));
@@ -236,7 +244,7 @@ export class CodeSession extends DurableObject {
     clearTimeout(this.timer);
     await this.ctx.storage.deleteAll();
     this.seq = undefined;
-    this.ready = false;
+    this.ready = this.eventsReady = false;
     this.info = undefined;
     return new Response(null, { status: 204 });
   }
@@ -250,6 +258,7 @@ export class CodeSession extends DurableObject {
     const enc = new TextEncoder();
     const send = (seq, type, data) => writer.write(enc.encode(`id: ${seq}\nevent: ${type}\ndata: ${data}\n\n`)).catch(() => this.subscribers.delete(send));
     this.flush(this.rows);
+    this.eventsTable();
     for (const r of this.sql.exec('SELECT seq, type, data FROM events WHERE seq > ? ORDER BY seq', after)) send(r.seq, r.type, r.data);
     this.subscribers.add(send);
     return new Response(readable, { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-store' } });
