@@ -7,11 +7,10 @@
 // thread and of each Worker's thread (Linux schedstat), which a loaded
 // machine does not skew as it does wall time.
 //   OLD=/path/to/old/checkout ROUNDS=9 CALLS=300 [NEW_FIRST=1] node bench/browser-ab.mjs
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, copyFileSync, rmSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir, loadavg } from 'node:os';
-import { join } from 'node:path';
+import { rmSync, readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { launch, server, freshProfile, removeProfile, chromiumPids } from '../web/test/browser.mjs';
+import { buildBareFloor } from './bare-floor.mjs';
 import { descendants } from '../web/test/watchdog.mjs';
 
 const OLD = process.env.OLD;
@@ -19,46 +18,7 @@ if (!OLD) throw new Error('OLD=<an old checkout, built> is required');
 const ROUNDS = Number(process.env.ROUNDS || 9);
 const CALLS = Number(process.env.CALLS || 300);
 const NEW_FIRST = process.env.NEW_FIRST === '1';
-const goroot = execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim();
-
-const tmp = mkdtempSync(join(tmpdir(), 'code-wasm-bare-'));
-writeFileSync(join(tmp, 'go.mod'), 'module hello\n\ngo 1.22\n');
-writeFileSync(join(tmp, 'main.go'), `//go:build js && wasm
-
-package main
-
-import "syscall/js"
-
-func main() {
-	api := js.Global().Get("Object").New()
-	api.Set("noopAsync", js.FuncOf(func(this js.Value, args []js.Value) any {
-		s := args[0].String()
-		var h js.Func
-		h = js.FuncOf(func(this js.Value, a []js.Value) any {
-			resolve := a[0]
-			go func() { resolve.Invoke(s) }()
-			return nil
-		})
-		p := js.Global().Get("Promise").New(h)
-		h.Release()
-		return p
-	}))
-	js.Global().Get("__helloReady").Invoke(api)
-	select {}
-}
-`);
-execFileSync('go', ['build', '-trimpath', '-ldflags=-s -w', '-o', join(tmp, 'hello.wasm'), '.'], {
-  cwd: tmp, env: { ...process.env, GOOS: 'js', GOARCH: 'wasm', GOFLAGS: '' },
-});
-copyFileSync(join(goroot, 'lib/wasm/wasm_exec.js'), join(tmp, 'wasm_exec.js'));
-writeFileSync(join(tmp, 'worker.js'), `importScripts('wasm_exec.js');
-let api;
-self.__helloReady = (a) => { api = a; postMessage({ ready: true }); };
-const go = new Go();
-WebAssembly.instantiateStreaming(fetch('hello.wasm'), go.importObject).then((r) => go.run(r.instance));
-onmessage = (e) => api.noopAsync(e.data.s).then((s) => postMessage({ id: e.data.id, s }));
-`);
-writeFileSync(join(tmp, 'blank.html'), '<!doctype html><title>bench</title>');
+const tmp = buildBareFloor(); // the floor of browser.bench.mjs
 
 const srv = await server([['/bare/', tmp], ['/old/', OLD]]);
 const profile = freshProfile();

@@ -10,10 +10,10 @@
 //   node bench/browser.bench.mjs      (needs make build; Debian's chromium)
 //   RUNS=7 CALLS=1000 node bench/browser.bench.mjs
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, copyFileSync, rmSync } from 'node:fs';
-import { tmpdir, loadavg } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { launch, server, freshProfile, removeProfile, repo } from '../web/test/browser.mjs';
+import { buildBareFloor } from './bare-floor.mjs';
 
 const RUNS = Number(process.env.RUNS || 5);
 const CALLS = Number(process.env.CALLS || 500);
@@ -21,48 +21,8 @@ const CALLS = Number(process.env.CALLS || 500);
 // Go wasm's hot functions with TurboFan over the first thousands of calls
 // (the rounds still fell round after round without it).
 const WARM = Number(process.env.WARM || 3000);
-const goroot = execFileSync('go', ['env', 'GOROOT'], { encoding: 'utf8' }).trim();
-
-// The floor: a Go program exporting a Promise-returning no-op (built like
-// internal/jsbridge.Promise), compiled like the package, in a Worker.
-const tmp = mkdtempSync(join(tmpdir(), 'code-wasm-bare-'));
-writeFileSync(join(tmp, 'go.mod'), 'module hello\n\ngo 1.22\n');
-writeFileSync(join(tmp, 'main.go'), `//go:build js && wasm
-
-package main
-
-import "syscall/js"
-
-func main() {
-	api := js.Global().Get("Object").New()
-	api.Set("noopAsync", js.FuncOf(func(this js.Value, args []js.Value) any {
-		s := args[0].String()
-		var h js.Func
-		h = js.FuncOf(func(this js.Value, a []js.Value) any {
-			resolve := a[0]
-			go func() { resolve.Invoke(s) }()
-			return nil
-		})
-		p := js.Global().Get("Promise").New(h)
-		h.Release()
-		return p
-	}))
-	js.Global().Get("__helloReady").Invoke(api)
-	select {}
-}
-`);
-execFileSync('go', ['build', '-trimpath', '-ldflags=-s -w', '-o', join(tmp, 'hello.wasm'), '.'], {
-  cwd: tmp, env: { ...process.env, GOOS: 'js', GOARCH: 'wasm', GOFLAGS: '' },
-});
-copyFileSync(join(goroot, 'lib/wasm/wasm_exec.js'), join(tmp, 'wasm_exec.js'));
-writeFileSync(join(tmp, 'worker.js'), `importScripts('wasm_exec.js');
-let api;
-self.__helloReady = (a) => { api = a; postMessage({ ready: true }); };
-const go = new Go();
-WebAssembly.instantiateStreaming(fetch('hello.wasm'), go.importObject).then((r) => go.run(r.instance));
-onmessage = (e) => api.noopAsync(e.data.s).then((s) => postMessage({ id: e.data.id, s }));
-`);
-writeFileSync(join(tmp, 'blank.html'), '<!doctype html><title>bench</title>');
+// The floor: bench/bare-floor.mjs.
+const tmp = buildBareFloor();
 
 const srv = await server([['/bare/', tmp]]);
 const profile = freshProfile();

@@ -114,9 +114,11 @@ export function makeQuickJSPool(wasmModule, memoryBytes, maxIdle = 2) {
   };
 }
 
-// newMemory is a QuickJS instance's memory: the image and memoryBytes.
+// capPages is the pages of a QuickJS instance's memory at its cap: the
+// image and memoryBytes; newMemory makes that memory.
+const capPages = (memoryBytes) => Math.ceil((IMAGE_BYTES + memoryBytes) / PAGE);
 function newMemory(memoryBytes) {
-  return new WebAssembly.Memory({ initial: IMAGE_BYTES / PAGE, maximum: Math.ceil((IMAGE_BYTES + memoryBytes) / PAGE) });
+  return new WebAssembly.Memory({ initial: IMAGE_BYTES / PAGE, maximum: capPages(memoryBytes) });
 }
 
 // runProgram runs one script: init is the ptc.start payload as the
@@ -172,7 +174,7 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
     if (lent && msg.ok) queueMicrotask(retire);
   };
   const atDeadline = () => `the program was stopped at its deadline (${lim.timeoutMs} ms)`;
-  const maxPages = Math.ceil((IMAGE_BYTES + lim.memoryBytes) / PAGE);
+  const maxPages = capPages(lim.memoryBytes);
   const lent = pool && pool.memoryBytes === lim.memoryBytes ? await pool.take().catch(() => null) : null;
   const memory = lent ? lent.memory : newMemory(lim.memoryBytes);
   // A failure after the wasm memory reached its cap says so: under memory
