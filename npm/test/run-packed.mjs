@@ -19,7 +19,7 @@ try {
   const project = join(scratch, 'project');
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', tgz], { cwd: project, stdio: 'inherit' });
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tgz], { cwd: project, stdio: 'inherit' });
   const tests = readdirSync(here).filter((f) => f.endsWith('.test.mjs')).sort();
   for (const f of tests) copyFileSync(join(here, f), join(project, f));
   for (const f of readdirSync(here).filter((f) => f.endsWith('.fixture.mjs') || f.endsWith('.js'))) copyFileSync(join(here, f), join(project, f));

@@ -49,7 +49,7 @@ test('a Vite 7 build of a page importing @a3s-lab/code-wasm runs in Chromium', {
     const app = join(scratch, 'app');
     mkdirSync(app);
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'vite-app', private: true, type: 'module' }));
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', join(scratch, packed[0].filename)], { cwd: app, stdio: 'pipe' });
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(scratch, packed[0].filename)], { cwd: app, stdio: 'pipe' });
     writeFileSync(join(app, 'index.html'), '<!doctype html><meta charset="utf-8"><title>vite app</title><script type="module" src="./main.js"></script>\n');
     writeFileSync(join(app, 'main.js'), MAIN);
     execFileSync(join(repo, 'node_modules', '.bin', 'vite'), ['build', '--logLevel', 'warn', '--outDir', 'dist'], { cwd: app, stdio: 'pipe' });

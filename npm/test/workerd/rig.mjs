@@ -41,7 +41,7 @@ export function installApp(scratch, name = 'app') {
   const project = join(scratch, name);
   mkdirSync(join(project, 'src'), { recursive: true });
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'code-wasm-app', private: true, type: 'module' }));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', join(scratch, JSON.parse(packOut)[0].filename)], { cwd: project, stdio: 'ignore' });
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(scratch, JSON.parse(packOut)[0].filename)], { cwd: project, stdio: 'ignore' });
   writeFileSync(join(project, 'src', 'index.js'), "export { default, CodeSession } from '@a3s-lab/code-wasm/worker';\n");
   writeFileSync(join(project, 'wrangler.jsonc'), `{
   "name": "code-wasm",

@@ -52,7 +52,7 @@ try {
   mkdirSync(join(project, 'src'), { recursive: true });
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'code-wasm-worker-test', private: true, type: 'module' }));
   step('npm install the tarball');
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', tgz], { cwd: project, stdio: 'inherit' });
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tgz], { cwd: project, stdio: 'inherit' });
   copyFileSync(join(here, 'worker.mjs'), join(project, 'src', 'worker.mjs'));
   writeFileSync(join(project, 'wrangler.toml'), [
     'name = "code-wasm-workerd-test"',
