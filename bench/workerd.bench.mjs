@@ -13,6 +13,7 @@
 //   N=100 COLD=1 MEM_CALLS=500 WARM=1000 node bench/workerd.bench.mjs   (a quick look)
 import { mkdtempSync, writeFileSync, rmSync, existsSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
+import { Agent, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { bundleApp, installApp, repo, startWorkerd, startWranglerDev, wranglerEnv } from '../npm/test/workerd/rig.mjs';
 
@@ -20,6 +21,28 @@ const N = Number(process.env.N || 300); // sequential requests per row
 const COLD = Number(process.env.COLD || 3); // wrangler dev starts for the cold row
 const MEM_CALLS = Number(process.env.MEM_CALLS || 10000); // the memory row's tool calls (the goal's 10,000)
 const WARM = Number(process.env.WARM || 3000); // calls before the steady tool-call row
+// CLIENT: how Node sends the requests. 'http' (the default): node:http
+// over one kept-alive socket, the client research/workers.md measured its
+// figures with; 'fetch': Node's fetch (undici), whose own cost per request
+// is about 0.3-0.5 ms more on these machines (RATIONALE.md "How are the
+// Workers figures measured?").
+const CLIENT = process.env.CLIENT || 'http';
+const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+// send makes one request and answers {status, text}.
+const send = (url, method, body) => {
+  if (CLIENT === 'fetch') return fetch(url, { method, body }).then(async (r) => ({ status: r.status, text: await r.text() }));
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, agent, headers: body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => resolve({ status: res.statusCode, text }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+};
 if (!existsSync(join(repo, 'npm/dist/code.wasm'))) { console.log('npm/dist/code.wasm missing: run make build'); process.exit(1); }
 
 const started = new Date();
@@ -38,8 +61,8 @@ try {
 
   let base;
   const call = async (method, path, body, want = 200) => {
-    const res = await fetch(base + path, { method, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
+    const res = await send(base + path, method, body === undefined ? undefined : JSON.stringify(body));
+    const text = res.text;
     if (res.status !== want) throw new Error(`${method} ${path}: ${res.status} ${text}`);
     return text ? JSON.parse(text) : null;
   };
@@ -135,7 +158,7 @@ try {
   if (after.goInstances !== 1) throw new Error(`goInstances ${after.goInstances} after 20 sessions`);
 
   const ms = (v) => `${v.toFixed(2)} ms`;
-  console.log(`\n${wrangler ? 'wrangler dev' : 'workerd serve'} on 127.0.0.1; ${started.toISOString()}; load average ${load0.toFixed(1)} → ${loadavg()[0].toFixed(1)}; N=${N} sequential requests per row\n`);
+  console.log(`\n${wrangler ? 'wrangler dev' : 'workerd serve'} on 127.0.0.1; ${started.toISOString()}; load average ${load0.toFixed(1)} → ${loadavg()[0].toFixed(1)}; N=${N} sequential requests per row; client: ${CLIENT === 'fetch' ? "Node's fetch" : 'node:http, kept-alive socket'}\n`);
   console.log('| measure | p50 | p90 | req/s (sequential) | goal | research |');
   console.log('|---|---:|---:|---:|---|---|');
   for (const [w, p50, p90, rps, goal, research] of rows) console.log(`| ${w} | ${ms(p50)} | ${ms(p90)} | ${rps.toFixed(0)} | ${goal} | ${research} |`);
@@ -149,6 +172,7 @@ try {
   console.log(`\nGo instances in the isolate after it all: ${after.goInstances}. Cold runs (ms): ${cold.map((c) => c.toFixed(0)).join(', ')}.`);
   console.log(`Entries into Go per tool call request (read {}): ${entriesPerCall.toFixed(1)} (the call and its Promise, the event pump's nextEvents).`);
 } finally {
+  agent.destroy();
   if (dev) await dev.stop();
   rmSync(scratch, { recursive: true, force: true });
 }

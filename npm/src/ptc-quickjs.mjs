@@ -92,25 +92,71 @@ async function loadQuickJS(wasmModule, wasmMemory) {
 // anything else drops it. memoryBytes: the cap of the
 // pooled instances (runs with another memoryBytes get an instance of
 // their own).
+//
+// With stackBytes, the pool also makes the next run's runtime and realm
+// ahead of it: a task after an instance is taken back creates a runtime
+// (memoryBytes, stackBytes), its context, and the prelude's function
+// (parsed, not called), which were two thirds of a trivial program's
+// engine time (QuickJS parses the 10 KB prelude at ~6 bytes/µs here). No
+// script ever ran in such a realm; the run that takes the instance takes
+// it (once), sets its interrupt handler and calls the prelude as it would
+// on a realm made on the spot (RATIONALE.md "Why do workerd programs
+// share QuickJS instances?").
 const POOL_GROWTH = 8 << 20;
-/** @param {WebAssembly.Module} wasmModule @param {number} memoryBytes */
-export function makeQuickJSPool(wasmModule, memoryBytes, maxIdle = 2) {
-  /** @type {{QuickJS: QuickJSWASMModule, memory: WebAssembly.Memory}[]} */
+/**
+ * @typedef {{rt: any, vm: any, fn: any}} Spare
+ * @typedef {{QuickJS: QuickJSWASMModule, memory: WebAssembly.Memory, spare: Spare | null}} Pooled
+ * @param {WebAssembly.Module} wasmModule @param {number} memoryBytes
+ * @param {{maxIdle?: number, stackBytes?: number}} [opts]
+ */
+export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackBytes = 0 } = {}) {
+  /** @type {Pooled[]} */
   const idle = [];
+  let made = 0;
+  // prepare makes inst's spare realm, if inst is still idle; an instance
+  // that cannot make one is dropped.
+  const prepare = (/** @type {Pooled} */ inst) => {
+    if (inst.spare || !idle.includes(inst)) return;
+    let rt = null, vm = null;
+    try {
+      rt = inst.QuickJS.newRuntime();
+      rt.setMemoryLimit(memoryBytes);
+      rt.setMaxStackSize(stackBytes);
+      vm = rt.newContext();
+      const r = vm.evalCode(PRELUDE, '<ptc-prelude>');
+      if (r.error) {
+        r.error.dispose();
+        throw new Error('the prelude failed');
+      }
+      inst.spare = { rt, vm, fn: /** @type {any} */ (r).value }; // (the union does not narrow on error)
+      made++;
+    } catch {
+      try { vm?.dispose(); rt?.dispose(); } catch { /* dropped below */ }
+      idle.splice(idle.indexOf(inst), 1);
+    }
+  };
   return {
     memoryBytes,
+    stackBytes,
+    /** @returns {Promise<Pooled>} */
     async take() {
       const got = idle.pop();
       if (got) return got;
       const memory = newMemory(memoryBytes);
       const { QuickJS } = await loadQuickJS(wasmModule, memory);
-      return { QuickJS, memory };
+      return { QuickJS, memory, spare: null };
     },
-    /** @param {{QuickJS: QuickJSWASMModule, memory: WebAssembly.Memory}} inst */
+    /** @param {Pooled} inst */
     give(inst) {
-      if (idle.length < maxIdle && inst.memory.buffer.byteLength <= IMAGE_BYTES + POOL_GROWTH) idle.push(inst);
+      if (idle.length < maxIdle && inst.memory.buffer.byteLength <= IMAGE_BYTES + POOL_GROWTH) {
+        idle.push(inst);
+        if (stackBytes) setTimeout(() => prepare(inst), 0);
+      }
     },
     idle: () => idle.length,
+    // spares: the idle instances holding a realm made ahead; made: how many were ever made.
+    spares: () => idle.filter((i) => i.spare).length,
+    made: () => made,
   };
 }
 
@@ -210,16 +256,26 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
     return () => {};
   }
   if (compiled) post({ t: 'module', module: compiled });
-  const rt = QuickJS.newRuntime();
-  rt.setMemoryLimit(lim.memoryBytes);
-  rt.setMaxStackSize(stackBytes);
+  // A realm the pool made ahead for this instance (makeQuickJSPool), with
+  // this run's memory and stack bounds, is taken once; else one is made.
+  let spare = lent ? lent.spare : null;
+  if (lent) lent.spare = null;
+  if (spare && pool.stackBytes !== stackBytes) {
+    try { spare.fn.dispose(); spare.vm.dispose(); spare.rt.dispose(); } catch { /* its instance serves this run only */ }
+    spare = null;
+  }
+  const rt = spare ? spare.rt : QuickJS.newRuntime();
+  if (!spare) {
+    rt.setMemoryLimit(lim.memoryBytes);
+    rt.setMaxStackSize(stackBytes);
+  }
   rt.setInterruptHandler(() => {
     if (closed || stopped) return true;
     if (++ticks > maxTicks) stopped = `the program was stopped at its CPU budget (${maxTicks} interrupt ticks for timeoutMs ${lim.timeoutMs})`;
     else if (Date.now() > deadline) stopped = atDeadline();
     return stopped !== '';
   });
-  const vm = rt.newContext();
+  const vm = spare ? spare.vm : rt.newContext();
 
   // Calls waiting for a free in-flight slot, in order.
   const queue = [];
@@ -366,8 +422,7 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
   };
 
   guard(() => {
-    const pre = vm.evalCode(PRELUDE, '<ptc-prelude>');
-    const fn = unwrap(pre);
+    const fn = spare ? spare.fn : unwrap(vm.evalCode(PRELUDE, '<ptc-prelude>'));
     if (!fn) return;
     const args = [send, finish, violation, vm.newString(JSON.stringify(init.methods ?? [])),
       vm.newString(JSON.stringify(init.tools ?? [])), vm.newString(String(init.name)), vm.newNumber(lim.maxToolCalls)];

@@ -26,8 +26,9 @@ export const WORKERD_LIMITS = { memoryCap: 32 << 20, ticksPerMs: 6, stackBytes: 
 export function workerdPtcHostKinds(wasmModule) {
   // Instances of the QuickJS module, each lent to one run at a time and
   // taken back after a run that succeeded: a run gets a fresh runtime and
-  // realm, not a fresh instance (makeQuickJSPool).
-  const pool = makeQuickJSPool(wasmModule, WORKERD_LIMITS.memoryCap);
+  // realm, not a fresh instance, made while the isolate had nothing else
+  // to do (makeQuickJSPool).
+  const pool = makeQuickJSPool(wasmModule, WORKERD_LIMITS.memoryCap, { stackBytes: WORKERD_LIMITS.stackBytes });
   return makePtcHostKinds((events) => {
     let receive = null;
     let stopped = false;

@@ -74,3 +74,46 @@ test('a run with a memoryBytes other than the pool\'s gets an instance of its ow
   assert.equal(pool.idle(), 0);
   assert.equal(instantiations - i0, 1);
 });
+
+// With stackBytes the pool makes the next run's runtime and realm while
+// nothing else runs (a task after the instance is taken back); a run takes
+// that realm once, and every bound of a realm made on the spot holds in it.
+const turn = () => new Promise((r) => setTimeout(r, 20));
+
+test('a realm made ahead is taken by one run only, and holds nothing of the run before', async () => {
+  const pool = makeQuickJSPool(wasm, WORKERD_LIMITS.memoryCap, { stackBytes: WORKERD_LIMITS.stackBytes });
+  const a = await run(pool, 'globalThis.leak = 1; Object.prototype.polluted = 1; async function run() { return 1 }');
+  assert.equal(a.ok, true);
+  await turn();
+  assert.deepEqual([pool.idle(), pool.spares(), pool.made()], [1, 1, 1], 'one idle instance holding one realm made ahead');
+  const b = await run(pool, 'async function run() { return [typeof globalThis.leak, typeof ({}).polluted, typeof print, typeof std] }');
+  assert.deepEqual([b.ok, b.value], [true, '["undefined","undefined","undefined","undefined"]'], 'nothing of run 1, no engine globals');
+  assert.equal(pool.spares(), 0, 'the realm was taken, not left for another run');
+  // The next run starts before a task could make another realm: it makes its own.
+  const c = await run(pool, 'async function run() { try { eval("1"); return "eval ran" } catch (e) { return e.name } }');
+  assert.deepEqual([c.ok, c.value], [true, '"EvalError"'], 'code generation from strings is disabled');
+  await turn();
+  assert.equal(pool.spares(), 1);
+  assert.ok(pool.made() >= 2 && pool.made() <= 3, `made ${pool.made()}`);
+});
+
+test('in a realm made ahead: the memory cap, the stack bound, the CPU budget and a throw end the run and drop the instance', async () => {
+  const pool = makeQuickJSPool(wasm, WORKERD_LIMITS.memoryCap, { stackBytes: WORKERD_LIMITS.stackBytes });
+  const cases = [
+    ['memory cap', 'async function run() { const a = []; for (;;) a.push(new Uint8Array(1 << 20).fill(1)) }', {}, /memory/],
+    ['stack bound', 'async function run() { const f = () => f() + 1; return f() }', {}, /stack|RangeError/i],
+    ['CPU budget', 'async function run() { for (;;) {} }', { timeoutMs: 200 }, /stopped/],
+    ['a throw', 'async function run() { throw new TypeError("no") }', {}, /TypeError: no/],
+  ];
+  for (const [what, source, limits, err] of cases) {
+    assert.equal((await run(pool, 'async function run() { return 0 }')).ok, true);
+    await turn();
+    assert.equal(pool.spares(), 1, `${what}: a realm made ahead waits`);
+    const made = pool.made();
+    const d = await run(pool, source, limits);
+    assert.equal(d.ok, false, what);
+    assert.match(d.error.message, err, what);
+    await turn();
+    assert.deepEqual([pool.idle(), pool.spares(), pool.made()], [0, 0, made], `${what}: the instance is dropped, no realm made after it`);
+  }
+});
