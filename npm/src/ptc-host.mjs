@@ -62,7 +62,10 @@ export function checkSource(source) {
 //
 // When a run ends a spare worker is started, so the next program does
 // not wait for a worker to boot and load QuickJS: a worker still runs one
-// script only, and no script has run in the spare.
+// script only, and no script has run in the spare. Once the module is
+// known the spare gets {t:'prepare', wasmModule, memoryBytes}: it loads
+// QuickJS and makes a runtime and realm ahead, used by its run if that
+// run's memoryBytes is the same.
 export function makePtcHostKinds(newWorker, runtime) {
   const runs = new Map();
   let next = 0;
@@ -97,15 +100,25 @@ export function makePtcHostKinds(newWorker, runtime) {
   // refill starts the spare when a run ends: it boots while Go shapes the
   // result and the model thinks, not while a program runs (on a busy
   // machine a booting worker slowed a running program's ctx calls 2.5x).
+  // Once the QuickJS module is known, the spare also loads it and makes
+  // its realm ahead (workerMain's {t:'prepare'}), for the memoryBytes of
+  // the last run.
+  let memoryBytes = LIMITS.memoryBytes;
   const refill = () => {
-    try { spare ??= start(); } catch (_) { /* none: the next run starts its own worker, and says why if it cannot */ }
+    if (spare) return;
+    try {
+      spare = start();
+      if (wasmModule) spare.handle.post({ t: 'prepare', wasmModule, memoryBytes });
+    } catch (_) { /* none: the next run starts its own worker, and says why if it cannot */ }
   };
   class Run {
     constructor(p, direct) {
       checkSource(String(p.source));
       const limits = startLimits(p);
+      memoryBytes = limits.memoryBytes;
       this.calls = [];
       this.done = null;
+      this.settled = false; // the worker reported the script's end: nothing of it runs any more
       this.violation = null; // a limit the script hit, until a poll reports it
       this.running = false; // the script started, until a poll reports it
       this.wake = null;
@@ -117,6 +130,7 @@ export function makePtcHostKinds(newWorker, runtime) {
           else if (m && m.t === 'call') this.calls.push({ id: m.id, method: m.method, args: m.args });
           else if (m && m.t === 'violation' && !this.done) this.violation = String(m.message);
           else if (m && m.t === 'done' && !this.done) {
+            this.settled = true;
             this.done = m.ok ? { ok: true, value: m.value } : m.timedOut ? { ok: false, timedOut: true, error: m.error } : { ok: false, error: m.error };
           }
           this.notify();
@@ -180,7 +194,10 @@ export function makePtcHostKinds(newWorker, runtime) {
       this.notify();
       const ended = this.w.terminate();
       refill();
-      return ended;
+      // A worker whose script ended runs nothing more: its exit is not
+      // waited for (a Node worker takes ~2 ms to exit, which every
+      // program's result waited on). One that may still spin is.
+      return this.settled ? undefined : ended;
     }
   }
   const get = (p) => {

@@ -107,9 +107,9 @@ const POOL_GROWTH = 8 << 20;
  * @typedef {{rt: any, vm: any, fn: any}} Spare
  * @typedef {{QuickJS: QuickJSWASMModule, memory: WebAssembly.Memory, spare: Spare | null}} Pooled
  * @param {WebAssembly.Module} wasmModule @param {number} memoryBytes
- * @param {{maxIdle?: number, stackBytes?: number}} [opts]
+ * @param {{maxIdle?: number, stackBytes?: number, remake?: boolean}} [opts] remake: make a realm ahead after each give (false: only prime does)
  */
-export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackBytes = 0 } = {}) {
+export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackBytes = 0, remake = true } = {}) {
   /** @type {Pooled[]} */
   const idle = [];
   let made = 0;
@@ -150,8 +150,15 @@ export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackByt
     give(inst) {
       if (idle.length < maxIdle && inst.memory.buffer.byteLength <= IMAGE_BYTES + POOL_GROWTH) {
         idle.push(inst);
-        if (stackBytes) setTimeout(() => prepare(inst), 0);
+        if (stackBytes && remake) setTimeout(() => prepare(inst), 0);
       }
+    },
+    // prime loads an instance and makes its realm now (a worker's spare,
+    // before its one run).
+    async prime() {
+      const inst = await this.take();
+      idle.push(inst);
+      if (stackBytes) prepare(inst);
     },
     idle: () => idle.length,
     // spares: the idle instances holding a realm made ahead; made: how many were ever made.
@@ -509,4 +516,35 @@ function describeRaw(vm, h) {
   } catch (_) {
     return 'uncaught exception';
   }
+}
+
+// workerMain is the message handler of a worker that runs one program
+// (ptc-node-worker.mjs, ptc-browser-worker.mjs): {t:'prepare', wasmModule,
+// memoryBytes}, which a spare gets while it waits, loads QuickJS and makes
+// the realm ahead (makeQuickJSPool's prime; no script runs in it before
+// its run); {t:'start'} runs the script, in that realm when its
+// memoryBytes is the prepared one's; every later message is the run's.
+/** @param {(m: object) => void} post @param {number} stackBytes */
+export function workerMain(post, stackBytes) {
+  /** @type {((m: any) => void) | null} */
+  let receive = null;
+  /** @type {ReturnType<typeof makeQuickJSPool> | undefined} */
+  let pool;
+  /** @type {Promise<void> | null} */
+  let prepared = null;
+  const early = [];
+  return async (/** @type {any} */ m) => {
+    if (m && m.t === 'prepare' && receive === null && prepared === null) {
+      const p = makeQuickJSPool(m.wasmModule, m.memoryBytes, { maxIdle: 1, stackBytes, remake: false });
+      prepared = p.prime().then(() => { pool = p; }, () => {});
+    } else if (m && m.t === 'start' && receive === null) {
+      receive = (x) => early.push(x);
+      if (prepared) await prepared;
+      const r = await runProgram(m.init, post, { stackBytes, wasmModule: m.wasmModule, pool });
+      receive = r;
+      early.splice(0).forEach(r);
+    } else if (receive) {
+      receive(m);
+    }
+  };
 }

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 
 const pkg = './node_modules/@a3s-lab/code-wasm';
-const { runProgram, makeQuickJSPool } = await import(`${pkg}/src/ptc-quickjs.mjs`);
+const { runProgram, makeQuickJSPool, workerMain } = await import(`${pkg}/src/ptc-quickjs.mjs`);
 const { WORKERD_LIMITS } = await import(`${pkg}/src/ptc-workerd.mjs`);
 const wasm = await WebAssembly.compile(await readFile(new URL(`${pkg}/dist/quickjs.wasm`, import.meta.url)));
 
@@ -115,5 +115,28 @@ test('in a realm made ahead: the memory cap, the stack bound, the CPU budget and
     assert.match(d.error.message, err, what);
     await turn();
     assert.deepEqual([pool.idle(), pool.spares(), pool.made()], [0, 0, made], `${what}: the instance is dropped, no realm made after it`);
+  }
+});
+
+// A program worker's spare (Node, browsers) gets {t:'prepare'} while it
+// waits: QuickJS loaded and a realm made once, used by its one run when
+// the memoryBytes match; another memoryBytes loads its own instance.
+test('a worker prepared ahead runs its script in the prepared instance; another memoryBytes gets its own', async () => {
+  for (const [memoryBytes, want] of [[64 << 20, 0], [8 << 20, 1]]) {
+    const out = [];
+    let i0 = 0;
+    const done = new Promise((resolve) => {
+      const onMessage = workerMain((m) => { out.push(m); if (m.t === 'done') resolve(m); }, 256 << 10);
+      onMessage({ t: 'prepare', wasmModule: wasm, memoryBytes: 64 << 20 });
+      setTimeout(() => {
+        i0 = instantiations;
+        onMessage({ t: 'start', wasmModule: wasm, init: { name: 'p.js', source: 'async function run() { try { new ArrayBuffer(48 << 20); return "allocated" } catch (e) { return String(e) } }', inputs: '{}', methods: [], tools: [], memoryBytes } });
+      }, 200);
+    });
+    const d = await done;
+    assert.equal(instantiations - i0, want, `memoryBytes ${memoryBytes}: instantiations at start`);
+    assert.equal(d.ok, true);
+    assert.equal(d.value, memoryBytes === 64 << 20 ? '"allocated"' : '"InternalError: out of memory"', 'the run\'s own memory cap');
+    assert.deepEqual(out.map((m) => m.t), ['running', 'done']);
   }
 });
