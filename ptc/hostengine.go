@@ -164,6 +164,9 @@ func (e *HostEngine) Run(ctx context.Context, p *Program, b Bridge) (json.RawMes
 	var started struct {
 		Run     int64  `json:"run"`
 		Runtime string `json:"runtime"`
+		// First: the run's one poll answer when the script settled
+		// inside ptc.start (workerd); the host has stopped the run.
+		First *hostPoll `json:"first"`
 	}
 	// The direct door (direct_js.go): a host running QuickJS on Go's own
 	// thread calls it for each ctx call instead of answering ptc.poll with
@@ -192,7 +195,11 @@ func (e *HostEngine) Run(ctx context.Context, p *Program, b Bridge) (json.RawMes
 	}
 	// Stop always: it terminates the worker, which pre-empts for(;;){} and
 	// drops every timer and pending promise of the script.
+	first := started.First
 	defer func() {
+		if started.First != nil && started.First.Done != nil {
+			return // the host stopped it
+		}
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), SettleGrace)
 		defer cancel()
 		_ = e.do(sctx, "ptc.stop", map[string]int64{"run": started.Run}, nil)
@@ -215,7 +222,9 @@ func (e *HostEngine) Run(ctx context.Context, p *Program, b Bridge) (json.RawMes
 	}
 	for {
 		var pr hostPoll
-		if err := e.do(ctx, "ptc.poll", map[string]int64{"run": started.Run}, &pr); err != nil {
+		if first != nil {
+			pr, first = *first, nil
+		} else if err := e.do(ctx, "ptc.poll", map[string]int64{"run": started.Run}, &pr); err != nil {
 			return nil, fail(err)
 		}
 		if pr.Running && p.Running != nil {

@@ -175,3 +175,53 @@ func TestHostEngineRefusesLargeArguments(t *testing.T) {
 		t.Fatalf("%d bridge calls, reply %q", b.total.Load(), h.replies[1])
 	}
 }
+
+// TestHostEngineFirstPoll: a host whose script settled inside ptc.start
+// answers its one poll there (`first`) and has stopped the run itself:
+// HostEngine takes the result, the running report and a violation from
+// it, and sends no ptc.poll and no ptc.stop. A first that is not done is
+// followed by polls and a stop as usual (here the poll fails).
+func TestHostEngineFirstPoll(t *testing.T) {
+	for _, tc := range []struct {
+		name, first string
+		want        string // the result, or the error's text
+		kinds       []string
+	}{
+		{"done", `{"calls":[],"running":true,"done":{"ok":true,"value":"[1,2]"}}`, "[1,2]", []string{"ptc.start"}},
+		{"failed", `{"calls":[],"running":true,"done":{"ok":false,"error":{"message":"RangeError: nope","line":1}}}`, "RangeError: nope", []string{"ptc.start"}},
+		{"violation", `{"calls":[],"violation":"PTC script exceeded maxToolCalls=1","done":{"ok":true,"value":"1"}}`, "PTC script exceeded maxToolCalls=1", []string{"ptc.start"}},
+		{"not done", `{"calls":[],"running":true}`, "no program run 7", []string{"ptc.start", "ptc.poll", "ptc.stop"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var kinds []string
+			host := func(ctx context.Context, kind string, payload []byte) ([]byte, error) {
+				mu.Lock()
+				kinds = append(kinds, kind)
+				mu.Unlock()
+				if kind == "ptc.start" {
+					return []byte(`{"run":7,"runtime":"scripted","first":` + tc.first + `}`), nil
+				}
+				if kind == "ptc.poll" {
+					return nil, errors.New("no program run 7")
+				}
+				return []byte(`null`), nil
+			}
+			running := 0
+			v, err := ptc.NewHostEngine(host).Run(context.Background(), &ptc.Program{Name: "a.js", Running: func() { running++ }}, &countingBridge{})
+			got := string(v)
+			if err != nil {
+				got = err.Error()
+			}
+			if !strings.Contains(got, tc.want) {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+			if strings.Join(kinds, ",") != strings.Join(tc.kinds, ",") {
+				t.Fatalf("host kinds %v, want %v", kinds, tc.kinds)
+			}
+			if wantRunning := strings.Contains(tc.first, `"running":true`); (running == 1) != wantRunning {
+				t.Fatalf("Running called %d times", running)
+			}
+		})
+	}
+}

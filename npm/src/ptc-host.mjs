@@ -177,6 +177,10 @@ export function makePtcHostKinds(newWorker, runtime) {
           signal?.addEventListener('abort', resolve, { once: true });
         });
       }
+      return this.take();
+    }
+    // take answers what a poll would now (the calls, running, violation, done).
+    take() {
       /** @type {{calls: object[], running?: boolean, violation?: string, done?: object}} */
       const out = { calls: this.calls.splice(0) };
       if (this.running) { out.running = true; this.running = false; }
@@ -206,9 +210,18 @@ export function makePtcHostKinds(newWorker, runtime) {
     return r;
   };
   return {
+    // A script that settled inside ptc.start (workerd, whose QuickJS runs
+    // on this thread) is answered with it: `first` is its one poll, and the
+    // run is already stopped and gone (no ptc.poll, no ptc.stop).
     'ptc.start': (p, ctx) => {
       const id = ++next;
-      runs.set(id, new Run(p, ctx?.extra));
+      const r = new Run(p, ctx?.extra);
+      if (r.settled) {
+        const first = r.take();
+        r.stop();
+        return { run: id, runtime, first };
+      }
+      runs.set(id, r);
       return { run: id, runtime };
     },
     'ptc.poll': (p, ctx) => get(p).poll(ctx?.signal),

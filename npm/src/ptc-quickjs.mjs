@@ -138,6 +138,9 @@ export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackByt
   return {
     memoryBytes,
     stackBytes,
+    // takeNow lends an idle instance, or answers undefined (take loads one).
+    /** @returns {Pooled | undefined} */
+    takeNow: () => idle.pop(),
     /** @returns {Promise<Pooled>} */
     async take() {
       const got = idle.pop();
@@ -228,7 +231,9 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
   };
   const atDeadline = () => `the program was stopped at its deadline (${lim.timeoutMs} ms)`;
   const maxPages = capPages(lim.memoryBytes);
-  const lent = pool && pool.memoryBytes === lim.memoryBytes ? await pool.take().catch(() => null) : null;
+  // An idle instance is lent at once: a script that needs no event-loop
+  // turn then runs to its end inside this call (ptc.start answers it).
+  const lent = pool && pool.memoryBytes === lim.memoryBytes ? pool.takeNow() ?? await pool.take().catch(() => null) : null;
   const memory = lent ? lent.memory : newMemory(lim.memoryBytes);
   // A failure after the wasm memory reached its cap says so: under memory
   // pressure QuickJS may have no room left even for the error it throws

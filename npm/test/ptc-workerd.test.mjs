@@ -12,8 +12,9 @@ import { workerdPtcHostKinds, WORKERD_LIMITS } from './node_modules/@a3s-lab/cod
 const wasm = await WebAssembly.compile(await readFile(new URL('./node_modules/@a3s-lab/code-wasm/dist/quickjs.wasm', import.meta.url)));
 
 async function runToEnd(kinds, source, timeoutMs) {
-  const { run, runtime } = kinds['ptc.start']({ name: 'p.js', source, inputs: {}, methods: [], tools: [], timeoutMs });
+  const { run, runtime, first } = kinds['ptc.start']({ name: 'p.js', source, inputs: {}, methods: [], tools: [], timeoutMs });
   assert.equal(runtime, 'quickjs-workerd');
+  if (first) return first.done; // settled inside ptc.start: the run is already gone
   for (;;) {
     const r = await kinds['ptc.poll']({ run });
     if (r.done) {
@@ -124,4 +125,34 @@ test('a ctx call on the workerd host enters Go once, and every governance step s
   } finally {
     await s.close();
   }
+});
+
+// With an idle QuickJS instance, a script that needs no event-loop turn
+// settles inside ptc.start, which answers its one poll as `first` and has
+// already stopped the run: Go makes no ptc.poll and no ptc.stop. A script
+// that awaits a timer-free promise chain still settles there; one that
+// awaits a ctx call answered later does not.
+test('a script that settles inside ptc.start is answered with it, and the run is gone', async () => {
+  const kinds = workerdPtcHostKinds(wasm);
+  const start = (source) => kinds['ptc.start']({ name: 'p.js', source, inputs: {}, methods: ['tool'], tools: [], timeoutMs: 5000 });
+  assert.deepEqual(await runToEnd(kinds, 'async function run() { return 0 }', 5000), { ok: true, value: '0' }); // loads the instance
+  await new Promise((r) => setTimeout(r, 20)); // taken back, its next realm made
+  const a = start('async function run() { await null; return [1, await Promise.resolve(2)] }');
+  assert.deepEqual(a.first, { calls: [], running: true, done: { ok: true, value: '[1,2]' } });
+  assert.throws(() => kinds['ptc.poll']({ run: a.run }), /no program run/);
+  assert.equal(await kinds['ptc.stop']({ run: a.run }), null, 'a stop of a gone run is harmless');
+  await new Promise((r) => setTimeout(r, 20));
+  const b = start('async function run() { throw new RangeError("nope") }');
+  assert.equal(b.first.done.ok, false);
+  assert.match(b.first.done.error.message, /RangeError: nope/);
+  // A ctx call with no door waits for Go's poll: no first.
+  await runToEnd(kinds, 'async function run() { return 0 }', 5000);
+  await new Promise((r) => setTimeout(r, 20));
+  const c = start('async function run(ctx) { return await ctx.tool("read", {}) }');
+  assert.equal(c.first, undefined);
+  const p = await kinds['ptc.poll']({ run: c.run });
+  assert.equal(p.running, true);
+  const q = p.calls.length ? p : await kinds['ptc.poll']({ run: c.run });
+  assert.equal(q.calls.length, 1);
+  await kinds['ptc.stop']({ run: c.run });
 });
