@@ -90,7 +90,7 @@ type Session struct {
 	// the session.
 	opened io.Closer
 	// mcp holds the session's MCP servers (mcp.go).
-	mcp *mcp.Servers
+	mcp mcpServers
 	// delegation runs task and parallel_task (delegation.go); nil without
 	// an LLM or with NoDelegation.
 	delegation *agent.Delegation
