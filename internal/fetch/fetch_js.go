@@ -20,12 +20,45 @@ var (
 	jsUint8Array      = js.Global().Get("Uint8Array")
 	jsArray           = js.Global().Get("Array")
 	jsJSON            = js.Global().Get("JSON")
+	// undici: the host's fetch is Node's (undici), found by the version
+	// Node reports of it. undici tees the body of every request whose
+	// redirect mode is not "error" (Fetch's HTTP-network-or-cache step
+	// clones the request): a request with a 23 KB body cost 0.61 ms of
+	// CPU that way, 0.40 ms in mode "error" (RATIONALE.md, fetch). There
+	// a request that should follow redirects is sent in mode "error", and
+	// sent again in mode "follow" when undici refuses a redirect: the
+	// server answered with a redirect and did nothing else, so the second
+	// request is the one following would have made.
+	undici = isUndici()
+)
+
+// isUndici: globalThis.process.versions.undici is a string.
+func isUndici() bool {
+	v := js.Global()
+	for _, k := range [...]string{"process", "versions", "undici"} {
+		if v.Type() != js.TypeObject {
+			return false
+		}
+		v = v.Get(k)
+	}
+	return v.Type() == js.TypeString
+}
+
+// errRedirected is a fetch in mode "error" that met a redirect: undici
+// rejects with "fetch failed", its cause "unexpected redirect".
+var errRedirected = errors.New("fetch failed: unexpected redirect")
+
+// Redirect modes of initText.
+const (
+	follow   = ""
+	manual   = "manual"
+	noFollow = "error"
 )
 
 // initText is the part of fetch's init that is text, as JSON, written
 // by hand: json.Marshal sorted the header map's keys through reflection,
 // a tenth of fetch's Go time in an MCP call.
-func initText(method string, header map[string]string, manual bool) string {
+func initText(method string, header map[string]string, redirect string) string {
 	b := make([]byte, 0, 128)
 	b = append(b, `{"method":`...)
 	b = appendString(b, method)
@@ -42,8 +75,8 @@ func initText(method string, header map[string]string, manual bool) string {
 		}
 		b = append(b, '}')
 	}
-	if manual {
-		b = append(b, `,"redirect":"manual"`...)
+	if redirect != follow {
+		b = append(append(append(b, `,"redirect":"`...), redirect...), '"')
 	}
 	return string(append(b, '}'))
 }
@@ -69,26 +102,21 @@ func do(ctx context.Context, method string, req *Request) (*Response, error) {
 	op := "fetch " + req.URL
 	ac := jsAbortController.New()
 	stop := context.AfterFunc(ctx, func() { _ = call(func() { ac.Call("abort") }) })
-	// The init's strings cross in one JSON text: a Set per header cost
-	// two crossings and a JS reference with a finalizer per string.
-	init := jsJSON.Call("parse", initText(method, req.Header, req.NoRedirect))
-	init.Set("signal", ac.Get("signal"))
-	if req.Body != nil {
-		b := jsUint8Array.New(len(req.Body))
-		js.CopyBytesToJS(b, req.Body)
-		init.Set("body", b)
+	redirect := follow
+	switch {
+	case req.NoRedirect:
+		redirect = manual
+	case undici:
+		redirect = noFollow
 	}
 	// The callbacks exist before fetch is called, and then is the only
 	// crossing after it: the request leaves when Go yields to the event
 	// loop, so Go's work after the call delays it.
 	w := newWaiter()
-	var p js.Value
-	if err := call(func() { p = js.Global().Call("fetch", req.URL, init) }); err != nil {
-		w.release()
-		stop()
-		return nil, ctxErr(ctx, op, err)
+	res, err := send(ctx, w, ac, method, req, redirect)
+	if errors.Is(err, errRedirected) && redirect == noFollow {
+		res, err = send(ctx, w, ac, method, req, follow)
 	}
-	res, err := w.await(ctx, p)
 	if err != nil {
 		w.release()
 		stop()
@@ -100,6 +128,31 @@ func do(ctx context.Context, method string, req *Request) (*Response, error) {
 		b.reader = rb.Call("getReader")
 	}
 	return &Response{Status: res.Get("status").Int(), Header: h, Body: b}, nil
+}
+
+// send calls fetch once and waits for its response. The init's strings
+// cross in one JSON text: a Set per header cost two crossings and a JS
+// reference with a finalizer per string. The body is copied for each
+// call: undici detaches the buffer it was given. Following a redirect
+// undici sends the body again from what it was given, which it cannot do
+// from a detached buffer ("Cannot perform ArrayBuffer.prototype.slice on
+// a detached ArrayBuffer", Node 20): there the body goes as a Blob.
+func send(ctx context.Context, w *waiter, ac js.Value, method string, req *Request, redirect string) (js.Value, error) {
+	init := jsJSON.Call("parse", initText(method, req.Header, redirect))
+	init.Set("signal", ac.Get("signal"))
+	if req.Body != nil {
+		b := jsUint8Array.New(len(req.Body))
+		js.CopyBytesToJS(b, req.Body)
+		if undici && redirect == follow {
+			b = js.Global().Get("Blob").New(jsArray.Call("of", b))
+		}
+		init.Set("body", b)
+	}
+	var p js.Value
+	if err := call(func() { p = js.Global().Call("fetch", req.URL, init) }); err != nil {
+		return js.Undefined(), err
+	}
+	return w.await(ctx, p)
 }
 
 // headerMap reads the lines "name,value" that joining the array of a
@@ -261,15 +314,21 @@ func newWaiter() *waiter {
 	// its cause "connect ECONNREFUSED 127.0.0.1:1").
 	w.bad = js.FuncOf(func(_ js.Value, args []js.Value) any {
 		msg := "fetch failed"
+		var cause string
 		if len(args) > 0 {
 			msg = jsbridge.JSErrorString(args[0])
 			if args[0].Type() == js.TypeObject {
 				if c := args[0].Get("cause"); c.Truthy() {
-					msg += ": " + jsbridge.JSErrorString(c)
+					cause = jsbridge.JSErrorString(c)
+					msg += ": " + cause
 				}
 			}
 		}
-		w.settle(settled{err: errors.New(msg)})
+		err := errors.New(msg)
+		if undici && cause == "unexpected redirect" {
+			err = errRedirected
+		}
+		w.settle(settled{err: err})
 		return nil
 	})
 	return w

@@ -219,3 +219,57 @@ func firstEvent(t *testing.T, ctx context.Context, base string) (*fetch.Response
 	}
 	return res, got
 }
+
+// TestRedirects: a request follows redirects as Fetch does: 307 and 308
+// send the method and body again, through a chain of them; 303 turns a
+// POST into a GET. Under Node the request first goes in mode "error" (its
+// body not teed) and is sent again when undici refuses the redirect; this
+// is the path it takes there. NoRedirect hands back the redirect itself.
+func TestRedirects(t *testing.T) {
+	url := llmtest.ServerURL(t)
+	ctx := context.Background()
+	script := []byte(`{"provider":"openai","replies":[{"events":[{"text":"a"}]}]}`)
+	var id string
+	for _, path := range []string{"/redirect/307/scripts", "/redirect/308/scripts", "/redirect/307/redirect/308/redirect/307/scripts"} {
+		res, err := fetch.Do(ctx, &fetch.Request{Method: "POST", URL: url + path,
+			Header: map[string]string{"content-type": "application/json"}, Body: script})
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		var l llmtest.Loaded
+		err = json.NewDecoder(res.Body).Decode(&l)
+		res.Body.Close()
+		if res.Status != 200 || err != nil || l.ID == "" || !strings.Contains(l.BaseURL, l.ID) {
+			t.Fatalf("%s: status %d, %+v, %v", path, res.Status, l, err)
+		}
+		id = l.ID
+	}
+	// 303: the POST becomes a GET of the log (a POST there has no route).
+	res, err := fetch.Do(ctx, &fetch.Request{Method: "POST", URL: url + "/redirect/303/scripts/" + id + "/log", Body: []byte("x")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.Status != 200 || !strings.Contains(string(b), `"requests"`) {
+		t.Fatalf("303: status %d, %s", res.Status, b)
+	}
+	res, err = fetch.Do(ctx, &fetch.Request{Method: "POST", URL: url + "/redirect/307/scripts", Body: script, NoRedirect: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.Status != 307 || res.Header["location"] != "/scripts" {
+		t.Fatalf("NoRedirect: status %d, location %q", res.Status, res.Header["location"])
+	}
+	// A redirect to a missing page answers that page's 404.
+	res, err = fetch.Do(ctx, &fetch.Request{Method: "POST", URL: url + "/redirect/307/nowhere", Body: script})
+	if err != nil {
+		t.Fatalf("a redirect to a 404: %v", err)
+	}
+	b, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.Status != 404 || !strings.Contains(string(b), "no route POST /nowhere") {
+		t.Fatalf("a redirect to a 404: status %d, %s", res.Status, b)
+	}
+}

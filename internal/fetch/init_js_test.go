@@ -16,15 +16,15 @@ func TestInitText(t *testing.T) {
 	}
 	for _, h := range []map[string]string{nil, {}, {"Accept": "application/json, text/event-stream", "Mcp-Session-Id": "5f0c-1"},
 		{"x-q": `say "hi"\`, "x-ctl": "a\tb\x01", "x-u": "héllo ☃", "x-bad": "\xff", "x-html": "<a&b>"}} {
-		for _, manual := range []bool{false, true} {
+		for _, isManual := range []bool{false, true} {
 			want := spec{Method: "POST", Headers: h}
-			if manual {
+			if isManual {
 				want.Redirect = "manual"
 			}
 			if len(h) == 0 {
 				want.Headers = nil
 			}
-			text := initText("POST", h, manual)
+			text := initText("POST", h, map[bool]string{true: manual}[isManual])
 			var got spec
 			if err := json.Unmarshal([]byte(text), &got); err != nil {
 				t.Fatalf("%s: %v", text, err)

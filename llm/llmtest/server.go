@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -69,6 +70,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.readLog(w, r, parts[1])
 	case r.Method == http.MethodPost && len(parts) >= 3 && parts[0] == "s":
 		s.answer(w, r, parts[1], "/"+strings.Join(parts[2:], "/"))
+	case len(parts) >= 2 && parts[0] == "redirect":
+		// /redirect/{status}/{path}: a redirect to /{path}, for clients'
+		// tests of following one (any method).
+		code, err := strconv.Atoi(parts[1])
+		if err != nil || code < 300 || code > 399 {
+			http.Error(w, "llmtest: bad redirect status "+parts[1], http.StatusBadRequest)
+			return
+		}
+		io.Copy(io.Discard, r.Body)
+		h.Set("Location", "/"+strings.Join(parts[2:], "/"))
+		w.WriteHeader(code)
 	default:
 		http.Error(w, "llmtest: no route "+r.Method+" "+r.URL.Path, http.StatusNotFound)
 	}
