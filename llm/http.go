@@ -125,7 +125,7 @@ func httpError(res *fetch.Response) *Error {
 	b, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
 	res.Body.Close()
 	e := &Error{kind: errkind.Transport, Status: res.Status}
-	if ra := retryAfter(res.Header); ra >= 0 {
+	if ra := retryAfter(res.Header()); ra >= 0 {
 		e.RetryAfter, e.hinted = ra, true
 	}
 	if res.Status == 429 {

@@ -369,13 +369,13 @@ func rpc[T any](ctx context.Context, c *Client, method string, params any, id *i
 		}
 		return nil, transportErr("%s: HTTP %d: %s", method, res.Status, strings.TrimSpace(string(text)))
 	}
-	if sid := res.Header["mcp-session-id"]; sid != "" && sid != header["Mcp-Session-Id"] {
+	if sid := res.Header()["mcp-session-id"]; sid != "" && sid != header["Mcp-Session-Id"] {
 		c.mu.Lock()
 		c.session, c.hdr = sid, nil
 		c.mu.Unlock()
 	}
 	want := strconv.FormatInt(n, 10)
-	ct := res.Header["content-type"]
+	ct := res.Header()["content-type"]
 	if strings.HasPrefix(ct, "text/event-stream") {
 		raw, err := readSSE[T](ctx, res.Body, method, want)
 		if err == nil && !c.noDrain.Load() && stop() {

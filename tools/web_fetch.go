@@ -272,15 +272,15 @@ func (w *WebFetch) get(ctx context.Context, u *url.URL) (page []byte, final *url
 		}
 		next := ""
 		switch {
-		case res.Status >= 300 && res.Status < 400 && res.Header["location"] != "":
-			next = res.Header["location"]
+		case res.Status >= 300 && res.Status < 400 && res.Header()["location"] != "":
+			next = res.Header()["location"]
 		case res.Status == 0:
 			res.Body.Close()
 			return nil, nil, "", false, &kernel.Error{Kind: kernel.ErrorKind{Type: kernel.ErrTransport, Op: "web_fetch"},
 				Msg: fmt.Sprintf("web_fetch: %s answered with a redirect or a response this host cannot read (in a browser the server's CORS policy decides)", anchor(u))}
 		case res.Status == 429:
 			res.Body.Close()
-			return nil, nil, "", false, &kernel.Error{Kind: kernel.ErrorKind{Type: kernel.ErrRateLimited, RetryAfterMs: retryAfter(res.Header["retry-after"])},
+			return nil, nil, "", false, &kernel.Error{Kind: kernel.ErrorKind{Type: kernel.ErrRateLimited, RetryAfterMs: retryAfter(res.Header()["retry-after"])},
 				Msg: fmt.Sprintf("web_fetch: %s answered 429 Too Many Requests", anchor(u))}
 		case res.Status >= 400:
 			res.Body.Close()
@@ -300,7 +300,7 @@ func (w *WebFetch) get(ctx context.Context, u *url.URL) (page []byte, final *url
 			if cut = len(page) > webFetchMaxBytes; cut {
 				page = page[:webFetchMaxBytes]
 			}
-			ctype = strings.ToLower(strings.TrimSpace(strings.Split(res.Header["content-type"], ";")[0]))
+			ctype = strings.ToLower(strings.TrimSpace(strings.Split(res.Header()["content-type"], ";")[0]))
 			if strings.Contains(ctype, "html") || (ctype == "" && htmlLike(page)) {
 				next = htmlmd.Refresh(page)
 			}

@@ -107,7 +107,7 @@ func (h *httpSearch) Search(ctx context.Context, query string, limit int) ([]Sea
 	defer res.Body.Close()
 	switch {
 	case res.Status == 429:
-		return nil, &kernel.Error{Kind: kernel.ErrorKind{Type: kernel.ErrRateLimited, RetryAfterMs: retryAfter(res.Header["retry-after"])},
+		return nil, &kernel.Error{Kind: kernel.ErrorKind{Type: kernel.ErrRateLimited, RetryAfterMs: retryAfter(res.Header()["retry-after"])},
 			Msg: fmt.Sprintf("%s answered 429 Too Many Requests", anchor(h.u))}
 	case res.Status < 200 || res.Status > 299:
 		return nil, fmt.Errorf("%s answered HTTP %d", anchor(h.u), res.Status)

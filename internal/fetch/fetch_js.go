@@ -122,12 +122,18 @@ func do(ctx context.Context, method string, req *Request) (*Response, error) {
 		stop()
 		return nil, ctxErr(ctx, op, err)
 	}
-	h := headerMap(jsArray.Call("from", res.Get("headers")).Call("join", "\n").String())
 	b := &body{ctx: ctx, ac: ac, stop: stop, w: w}
 	if rb := res.Get("body"); rb.Truthy() {
 		b.reader = rb.Call("getReader")
 	}
-	return &Response{Status: res.Get("status").Int(), Header: h, Body: b}, nil
+	head := func() map[string]string {
+		var s string
+		if err := call(func() { s = jsArray.Call("from", res.Get("headers")).Call("join", "\n").String() }); err != nil {
+			return nil
+		}
+		return headerMap(s)
+	}
+	return &Response{Status: res.Get("status").Int(), Body: b, head: head}, nil
 }
 
 // send calls fetch once and waits for its response. The init's strings

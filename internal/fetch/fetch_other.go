@@ -83,7 +83,7 @@ func do(ctx context.Context, method string, req *Request) (*Response, error) {
 	for k, vs := range res.Header {
 		h[strings.ToLower(k)] = strings.Join(vs, ", ")
 	}
-	return &Response{Status: res.StatusCode, Header: h, Body: &body{ctx, res.Body}}, nil
+	return &Response{Status: res.StatusCode, header: h, Body: &body{ctx, res.Body}}, nil
 }
 
 // body reports a read cut by the context as the context's error.

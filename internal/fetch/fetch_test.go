@@ -59,8 +59,8 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatalf("status %d, %v", res.Status, err)
 	}
 	// (A page sees only the CORS-safelisted and exposed headers.)
-	if !strings.HasPrefix(res.Header["content-type"], "application/json") {
-		t.Fatalf("headers %v", res.Header)
+	if !strings.HasPrefix(res.Header()["content-type"], "application/json") {
+		t.Fatalf("headers %v", res.Header())
 	}
 	var l llmtest.Loaded
 	if err := json.Unmarshal(b, &l); err != nil || l.ID == "" {
@@ -83,8 +83,8 @@ func TestRoundTrip(t *testing.T) {
 	}
 	// Names in lower case; a value keeps its commas (the js side splits a
 	// field at its name's end only).
-	if res.Header["retry-after-ms"] != "1, 2,3" || res.Header["x-request-id"] != "r,1" || !strings.HasPrefix(res.Header["content-type"], "text/event-stream") {
-		t.Fatalf("stream headers %q", res.Header)
+	if res.Header()["retry-after-ms"] != "1, 2,3" || res.Header()["x-request-id"] != "r,1" || !strings.HasPrefix(res.Header()["content-type"], "text/event-stream") {
+		t.Fatalf("stream headers %q", res.Header())
 	}
 	time.AfterFunc(50*time.Millisecond, cancel)
 	start := time.Now()
@@ -259,8 +259,8 @@ func TestRedirects(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.Body.Close()
-	if res.Status != 307 || res.Header["location"] != "/scripts" {
-		t.Fatalf("NoRedirect: status %d, location %q", res.Status, res.Header["location"])
+	if res.Status != 307 || res.Header()["location"] != "/scripts" {
+		t.Fatalf("NoRedirect: status %d, location %q", res.Status, res.Header()["location"])
 	}
 	// A redirect to a missing page answers that page's 404.
 	res, err = fetch.Do(ctx, &fetch.Request{Method: "POST", URL: url + "/redirect/307/nowhere", Body: script})

@@ -36,7 +36,7 @@ func TestAllowPinsAndRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.Body.Close()
-	if res.Status != http.StatusFound || res.Header["location"] != "/elsewhere" || hits.Load() != 1 {
-		t.Fatalf("manual redirect: %d %q, hits %d", res.Status, res.Header["location"], hits.Load())
+	if res.Status != http.StatusFound || res.Header()["location"] != "/elsewhere" || hits.Load() != 1 {
+		t.Fatalf("manual redirect: %d %q, hits %d", res.Status, res.Header()["location"], hits.Load())
 	}
 }
