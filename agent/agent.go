@@ -68,6 +68,20 @@ type Config struct {
 	// "turn_completed" before each turn_end with {turn, total_tokens,
 	// prompt_tokens, completion_tokens}.
 	Progress func(status string, metadata map[string]any)
+	// Tools, when set, keeps the list of tools the model is offered
+	// between runs (a session's runs share one); nil keeps it for one run.
+	Tools *ToolList
+}
+
+// ToolList is the list of tools a run offered the model last, with the
+// tools it was made from. A tool's name, description and schema are fixed
+// for its value, so the list is made again only when the offered tools
+// change: making it asked every tool for its description and schema, a
+// tenth of a send's Go time before its first request under js/wasm.
+type ToolList struct {
+	mu   sync.Mutex
+	src  []kernel.Tool
+	defs []llm.Tool
 }
 
 // Result is what a finished run answers (AgentResult).
@@ -108,6 +122,9 @@ func Run(ctx context.Context, cfg Config, id, prompt string, history []llm.Messa
 	if cfg.MaxToolRounds <= 0 {
 		cfg.MaxToolRounds = DefaultMaxToolRounds
 	}
+	if cfg.Tools == nil {
+		cfg.Tools = &ToolList{}
+	}
 	r := &run{cfg: cfg, id: id, res: &Result{}}
 	r.res.Messages = append(slices.Clip(history), llm.Message{Role: llm.User, Text: prompt})
 	r.ev(EventAgentStart, map[string]any{"prompt": prompt})
@@ -126,9 +143,6 @@ type run struct {
 	recent []*callSig
 	// blocked is the call the guard refused last, nil after a call ran.
 	blocked *callSig
-	// toolSrc are the tools the last turn offered, toolDefs their list.
-	toolSrc  []kernel.Tool
-	toolDefs []llm.Tool
 }
 
 func (r *run) ev(typ string, payload map[string]any) {
@@ -284,6 +298,9 @@ func (r *run) turn(ctx context.Context) (llm.Message, llm.Usage, error) {
 func (r *run) tools() []llm.Tool {
 	reg := r.cfg.Kernel.Registry()
 	names := r.names()
+	tl := r.cfg.Tools
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
 	src := make([]kernel.Tool, 0, len(names))
 	same := true
 	for _, n := range names {
@@ -292,18 +309,18 @@ func (r *run) tools() []llm.Tool {
 			continue
 		}
 		i := len(src)
-		same = same && i < len(r.toolSrc) && reflect.TypeOf(t).Kind() == reflect.Pointer && t == r.toolSrc[i] && n == r.toolDefs[i].Name
+		same = same && i < len(tl.src) && reflect.TypeOf(t).Kind() == reflect.Pointer && t == tl.src[i] && n == tl.defs[i].Name
 		src = append(src, t)
 		names[i] = n
 	}
-	if same && len(src) == len(r.toolSrc) {
-		return r.toolDefs
+	if same && len(src) == len(tl.src) {
+		return tl.defs
 	}
 	out := make([]llm.Tool, len(src))
 	for i, t := range src {
 		out[i] = llm.Tool{Name: names[i], Description: t.Description(), Parameters: t.Parameters()}
 	}
-	r.toolSrc, r.toolDefs = src, out
+	tl.src, tl.defs = src, out
 	return out
 }
 

@@ -445,16 +445,36 @@ func (*lateTool) Name() string { return "late_tool" }
 func TestWireToolsChangeBetweenTurns(t *testing.T) {
 	var s *core.Session
 	w := newWire(t, "openai", core.Options{Tools: []kernel.Tool{registerLate{&s}}},
-		calls(call{"c1", "read", `{"file_path":"b.txt"}`}), calls(call{"c2", "register_late", `{}`}), text("done"))
+		calls(call{"c1", "read", `{"file_path":"b.txt"}`}), calls(call{"c2", "register_late", `{}`}), text("done"),
+		text("again"), text("without"), text("back"))
 	s = w.s
 	if _, err := w.s.Send(context.Background(), "go", nil); err != nil {
 		t.Fatalf("%v (server rejected: %v)", err, w.log(0).Rejected)
 	}
+	// The session's runs share the list of tools offered (agent.ToolList):
+	// the next run offers the tool from its first request; after the tool
+	// is removed, and registered again as a new value, the lists follow.
+	ctx := context.Background()
+	if _, err := w.s.Send(ctx, "again", nil); err != nil {
+		t.Fatal(err)
+	}
+	if !w.s.UnregisterTool("late_tool") {
+		t.Fatal("late_tool was not registered")
+	}
+	if _, err := w.s.Send(ctx, "without", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.s.RegisterTool(&lateTool{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.s.Send(ctx, "back", nil); err != nil {
+		t.Fatal(err)
+	}
 	reqs := w.log(0).Requests
-	if len(reqs) != 3 {
+	if len(reqs) != 6 {
 		t.Fatalf("%d requests", len(reqs))
 	}
-	for i, want := range []bool{false, false, true} {
+	for i, want := range []bool{false, false, true, true, false, true} {
 		if got := strings.Contains(string(reqs[i].Body), `"name":"late_tool"`); got != want {
 			t.Errorf("request %d offers late_tool: %v, want %v", i, got, want)
 		}
