@@ -385,10 +385,10 @@ func (v *invocation) execute(ctx context.Context, inSlot bool, start time.Time) 
 		err error
 	}
 	ch := make(chan out, 1)
-	spawn(func() {
+	go func() {
 		r, err := runTool(ectx, v.t, call)
 		ch <- out{r, err}
-	})
+	}()
 	var o out
 	select {
 	case o = <-ch:

@@ -19,7 +19,7 @@ import (
 // queue) race a Close. Every invocation that started ends exactly once,
 // with exactly one tool_end; no event follows a tool_end; nothing leaks.
 func TestHammerClose(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(), goleak.IgnoreTopFunction("github.com/a3s-lab/code-wasm/kernel.runner")) // idle tool runners (kernel/runner.go)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	const n = 1000
 	rec := newRecorder()
 	reg := kernel.NewRegistry()

@@ -314,7 +314,7 @@ func TestBatchChildrenGoverned(t *testing.T) {
 // TestBatchCancelCancelsChildren: cancelling the batch cancels its running
 // children and the ones not yet started.
 func TestBatchCancelCancelsChildren(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(), goleak.IgnoreTopFunction("github.com/a3s-lab/code-wasm/kernel.runner")) // idle tool runners (kernel/runner.go)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	f := newBatchKernel(t, kernel.Governance{})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan *kernel.Result, 1)
