@@ -386,6 +386,7 @@ func (v *invocation) execute(ctx context.Context, inSlot bool, start time.Time) 
 	}
 	ch := make(chan out, 1)
 	go func() {
+		growStack()
 		r, err := runTool(ectx, v.t, call)
 		ch <- out{r, err}
 	}()

@@ -1,0 +1,20 @@
+package kernel
+
+// stackSink keeps growStack's frame from being optimised away.
+var stackSink byte
+
+// growStack grows a new tool goroutine's stack at once, while it holds
+// no frames: its frame needs 16 KB, so the runtime doubles the 8 KB stack
+// to 32 KB in one copy of two frames. Grown on demand, the stack was
+// copied again at each doubling with the argument decode's frames on it
+// (morestack/copystack: 30 of a warm tool('read')'s 371 µs in a V8 profile
+// under js/wasm). Reusing grown goroutines instead broke deep recursion
+// under js/wasm (RATIONALE.md "Why are the kernel's tool goroutines not
+// reused?"); a stack grown to a fixed 32 KB here behaves as a fresh one
+// beyond that size.
+//
+//go:noinline
+func growStack() {
+	var frame [16 << 10]byte
+	stackSink = frame[stackSink&1]
+}
