@@ -259,7 +259,10 @@ func TestRedirects(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.Body.Close()
-	if res.Status != 307 || res.Header()["location"] != "/scripts" {
+	// A browser answers a manual redirect with an opaque one: status 0, no
+	// fields (fetch.go); Node and native Go hand back the redirect itself.
+	opaque := runtime.GOOS == "js" && res.Status == 0 && res.Header()["location"] == ""
+	if !opaque && (res.Status != 307 || res.Header()["location"] != "/scripts") {
 		t.Fatalf("NoRedirect: status %d, location %q", res.Status, res.Header()["location"])
 	}
 	// A redirect to a missing page answers that page's 404.
