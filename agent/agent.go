@@ -76,8 +76,9 @@ type Config struct {
 // ToolList is the list of tools a run offered the model last, with the
 // tools it was made from. A tool's name, description and schema are fixed
 // for its value, so the list is made again only when the offered tools
-// change: making it asked every tool for its description and schema, a
-// tenth of a send's Go time before its first request under js/wasm.
+// change: making it asked every tool for its description and schema on
+// every send (73 µs of a send's ~1.75 ms of Go in a V8 profile under
+// js/wasm).
 type ToolList struct {
 	mu   sync.Mutex
 	src  []kernel.Tool
