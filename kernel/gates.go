@@ -175,11 +175,7 @@ func (v *invocation) gate(ctx context.Context) *denial {
 		return d
 	}
 	fx := effectsOf(v.t, v.args)
-	var a callArgs
-	if !g.Permission.Disabled {
-		a = argsOf(v.t, v.args)
-	}
-	d, rule, content := g.Permission.decide(v.name, a, &fx)
+	d, rule, content := g.Permission.decide(v.name, lazyArgsOf(v.t, v.args), &fx)
 	switch d {
 	case DecisionAllow:
 		return nil

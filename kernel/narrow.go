@@ -36,7 +36,7 @@ func (v *invocation) narrowed(ctx context.Context) *denial {
 	ns, _ := ctx.Value(narrowKey{}).([]Narrowing)
 	for _, n := range ns {
 		fx := effectsOf(v.t, v.args)
-		d, rule, _ := n.Policy.decide(v.name, argsOf(v.t, v.args), &fx)
+		d, rule, _ := n.Policy.decide(v.name, lazyArgsOf(v.t, v.args), &fx)
 		switch {
 		case d == DecisionDeny && rule == "":
 			return &denial{reason: fmt.Sprintf("tool %s denied by the %s's default permission decision", v.name, n.Label)}

@@ -312,3 +312,37 @@ func TestToolsCache(t *testing.T) {
 		t.Fatalf("an added tool is missing: %s", more)
 	}
 }
+
+// equalBytes answers as bytes.Equal for every length, alignment and place
+// of a difference (under js/wasm it compares a word at a time).
+func TestEqualBytes(t *testing.T) {
+	base := make([]byte, 70)
+	for i := range base {
+		base[i] = byte(i*7 + 3)
+	}
+	for off := 0; off < 8; off++ {
+		for n := 0; off+n <= len(base)-1; n++ {
+			a := base[off : off+n]
+			b := bytes.Clone(a)
+			if !equalBytes(a, b) || !equalBytes(a, a) {
+				t.Fatalf("off %d len %d: equal slices differ", off, n)
+			}
+			if n > 0 && equalBytes(a, base[off+1:off+1+n]) != bytes.Equal(a, base[off+1:off+1+n]) {
+				t.Fatalf("off %d len %d: shifted slice", off, n)
+			}
+			for i := range n {
+				b[i] ^= 0x80
+				if equalBytes(a, b) {
+					t.Fatalf("off %d len %d: a difference at %d is missed", off, n, i)
+				}
+				b[i] ^= 0x80
+			}
+			if equalBytes(a, append(bytes.Clone(a), 0)) || equalBytes(append(bytes.Clone(a), 0), a) {
+				t.Fatalf("off %d len %d: lengths differ", off, n)
+			}
+		}
+	}
+	if !equalBytes(nil, []byte{}) {
+		t.Fatal("nil and empty differ")
+	}
+}

@@ -115,16 +115,26 @@ func checkRange(tool string, offset, limit *int) (int, int, bool, error) {
 	return off, lim, clamped, nil
 }
 
+// formatLine writes line n of a read as fmt's "%6d\t%s\n" does, its text
+// cut at maxLineLength, and reports the cut. By hand: Fprintf per line
+// was ~20 µs of a 16-line read under js/wasm.
 func formatLine(b *strings.Builder, n int, text string) bool {
 	t, cut := cutLine(text)
-	fmt.Fprintf(b, "%6d\t%s\n", n, t)
+	num := strconv.Itoa(n)
+	if len(num) < 6 {
+		b.WriteString("      "[len(num):])
+	}
+	b.WriteString(num)
+	b.WriteString("\t")
+	b.WriteString(t)
+	b.WriteString("\n")
 	return cut
 }
 
+// lineBytes is how many bytes formatLine writes for line n.
 func lineBytes(n int, text string) int {
 	t, _ := cutLine(text)
-	w := len(strconv.Itoa(n))
-	return max(w, 6) + 1 + len(t) + 1
+	return max(len(strconv.Itoa(n)), 6) + 1 + len(t) + 1
 }
 
 func (r *Read) single(ctx context.Context, a readArgs) (*kernel.Result, error) {
