@@ -30,7 +30,23 @@ var (
 	// server answered with a redirect and did nothing else, so the second
 	// request is the one following would have made.
 	undici = isUndici()
+	// helper: the npm loader's fetchBody (npm/src/fetchbody.mjs), which
+	// opens a request and reads its body in batches: a resume of Go per
+	// batch, where a chunk at a time cost one for the headers, one per
+	// chunk and one for the end. Without it (go test's wasm_exec) the
+	// body is read a chunk at a time.
+	helper = fetchHelper()
 )
+
+// fetchHelper is globalThis.__a3sCodeWasmFetch when it is an object with
+// open and read, else undefined.
+func fetchHelper() js.Value {
+	h := js.Global().Get("__a3sCodeWasmFetch")
+	if h.Type() != js.TypeObject || h.Get("open").Type() != js.TypeFunction || h.Get("read").Type() != js.TypeFunction {
+		return js.Undefined()
+	}
+	return h
+}
 
 // isUndici: globalThis.process.versions.undici is a string.
 func isUndici() bool {
@@ -123,7 +139,15 @@ func do(ctx context.Context, method string, req *Request) (*Response, error) {
 		return nil, ctxErr(ctx, op, err)
 	}
 	b := &body{ctx: ctx, ac: ac, stop: stop, w: w}
-	if rb := res.Get("body"); rb.Truthy() {
+	if !helper.IsUndefined() {
+		// res is fetchBody's {res, reader, batch}: the batch came with the
+		// headers (undefined: none yet).
+		b.st, b.reader = res, res.Get("reader")
+		if first := res.Get("batch"); !first.IsUndefined() {
+			b.next, b.hasNext = first, true
+		}
+		res = res.Get("res")
+	} else if rb := res.Get("body"); rb.Truthy() {
 		b.reader = rb.Call("getReader")
 	}
 	head := func() map[string]string {
@@ -155,7 +179,13 @@ func send(ctx context.Context, w *waiter, ac js.Value, method string, req *Reque
 		init.Set("body", b)
 	}
 	var p js.Value
-	if err := call(func() { p = js.Global().Call("fetch", req.URL, init) }); err != nil {
+	if err := call(func() {
+		if helper.IsUndefined() {
+			p = js.Global().Call("fetch", req.URL, init)
+		} else {
+			p = helper.Call("open", req.URL, init)
+		}
+	}); err != nil {
 		return js.Undefined(), err
 	}
 	return w.await(ctx, p)
@@ -194,12 +224,42 @@ type body struct {
 	buf    []byte   // the unread rest of a chunk longer than the read's buffer
 	store  []byte   // buf's backing array, reused
 	err    error
+	// With the helper: st is fetchBody's state of the response, next a
+	// batch it gave before it was asked for (the first, with the headers),
+	// and end that the stream ended after the batch read last.
+	st      js.Value
+	next    js.Value
+	hasNext bool
+	end     bool
 }
 
 // read waits for the reader's next chunk: its value, or undefined at the
 // end of the stream. A host that refuses the read (a throw) gives an
-// error, not a panic.
+// error, not a panic. Through the helper a chunk is a batch of them, and
+// null is the end.
 func (b *body) read() (js.Value, error) {
+	if b.end {
+		return js.Undefined(), nil
+	}
+	if !b.st.IsUndefined() {
+		v := b.next
+		if !b.hasNext {
+			var p js.Value
+			err := call(func() { p = helper.Call("read", b.st) })
+			if err == nil {
+				v, err = b.w.await(b.ctx, p)
+			}
+			if err != nil {
+				return js.Undefined(), err
+			}
+		}
+		b.next, b.hasNext = js.Undefined(), false
+		if v.IsNull() {
+			return js.Undefined(), nil
+		}
+		b.end = v.Get("end").Truthy()
+		return v, nil
+	}
 	var r js.Value
 	err := call(func() { r = b.reader.Call("read") })
 	if err == nil {

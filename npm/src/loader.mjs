@@ -3,6 +3,7 @@
 // the instance is created once per process, page or isolate and shared by
 // every session.
 import './wasm_exec.js';
+import { fetchBody } from './fetchbody.mjs';
 
 let apiPromise = null;
 
@@ -101,6 +102,7 @@ async function startGo(getModule, node) {
   let resolveReady;
   const ready = new Promise((r) => { resolveReady = r; });
   globalThis.__a3sCodeWasmReady = resolveReady;
+  globalThis.__a3sCodeWasmFetch = fetchBody; // read once by Go's start (internal/fetch)
   const instance = await WebAssembly.instantiate(mod, go.importObject);
   mark('instantiated');
   stats.goInstances++;
@@ -112,5 +114,6 @@ async function startGo(getModule, node) {
   const api = await Promise.race([ready, exited]);
   mark('go-ready');
   delete globalThis.__a3sCodeWasmReady;
+  delete globalThis.__a3sCodeWasmFetch;
   return timeouts ? counted(api, timeouts) : api;
 }
