@@ -55,6 +55,11 @@ type Config struct {
 	MaxToolRounds int
 	// Emit publishes the run's events (the session's bus).
 	Emit func(kernel.Event)
+	// Listening, when set, reports whether anyone would see an event now;
+	// while it says no, the run's progress events (agent_start, turn_start,
+	// the deltas, tool_start, turn_end) are not built. agent_end and error
+	// always are.
+	Listening func() bool
 	// Parent is the parentId of the run's own events: the task call that
 	// delegated it ("" for a session's run).
 	Parent string
@@ -128,7 +133,9 @@ func Run(ctx context.Context, cfg Config, id, prompt string, history []llm.Messa
 	}
 	r := &run{cfg: cfg, id: id, res: &Result{}}
 	r.res.Messages = append(slices.Clip(history), llm.Message{Role: llm.User, Text: prompt})
-	r.ev(EventAgentStart, map[string]any{"prompt": prompt})
+	if !r.quiet() {
+		r.ev(EventAgentStart, map[string]any{"prompt": prompt})
+	}
 	if err := r.loop(ctx); err != nil {
 		return nil, r.fail(ctx, err)
 	}
@@ -146,6 +153,9 @@ type run struct {
 	blocked *callSig
 }
 
+// quiet: nobody would see a progress event built now.
+func (r *run) quiet() bool { return r.cfg.Listening != nil && !r.cfg.Listening() }
+
 func (r *run) ev(typ string, payload map[string]any) {
 	r.cfg.Emit(kernel.Event{Version: 1, Type: typ, Payload: payload, InvocationID: r.id, ParentID: r.cfg.Parent,
 		Origin: kernel.OriginAgent, TimeMs: time.Now().UnixMilli()})
@@ -156,7 +166,9 @@ func (r *run) turnEnd(turn int, usage llm.Usage) {
 		r.cfg.Progress("turn_completed", map[string]any{"turn": turn, "total_tokens": usage.TotalTokens,
 			"prompt_tokens": usage.PromptTokens, "completion_tokens": usage.CompletionTokens})
 	}
-	r.ev(EventTurnEnd, map[string]any{"turn": turn, "usage": usageMap(usage)})
+	if !r.quiet() {
+		r.ev(EventTurnEnd, map[string]any{"turn": turn, "usage": usageMap(usage)})
+	}
 }
 
 // toolDone reports a finished call to Progress.
@@ -196,7 +208,9 @@ func (r *run) fail(ctx context.Context, err error) *Error {
 func (r *run) loop(ctx context.Context) error {
 	rounds := 0
 	for turn := 1; ; turn++ {
-		r.ev(EventTurnStart, map[string]any{"turn": turn})
+		if !r.quiet() {
+			r.ev(EventTurnStart, map[string]any{"turn": turn})
+		}
 		a, usage, err := r.turn(ctx)
 		if err != nil {
 			return err
@@ -253,19 +267,27 @@ func (r *run) turn(ctx context.Context) (llm.Message, llm.Usage, error) {
 		switch c.Type {
 		case llm.TextDelta:
 			text.WriteString(c.Text)
-			r.ev(EventTextDelta, map[string]any{"text": c.Text})
+			if !r.quiet() {
+				r.ev(EventTextDelta, map[string]any{"text": c.Text})
+			}
 		case llm.ReasoningDelta:
-			r.ev(EventReasoningDelta, map[string]any{"text": c.Text})
+			if !r.quiet() {
+				r.ev(EventReasoningDelta, map[string]any{"text": c.Text})
+			}
 		case llm.ToolCallStart:
 			calls[c.Index] = &pending{call: llm.ToolCall{ID: c.ID, Name: c.Name}}
-			r.ev(EventToolStart, map[string]any{"id": c.ID, "name": c.Name})
+			if !r.quiet() {
+				r.ev(EventToolStart, map[string]any{"id": c.ID, "name": c.Name})
+			}
 		case llm.ToolCallDelta:
 			p, ok := calls[c.Index]
 			if !ok {
 				return llm.Message{}, usage, &Error{kind: errkind.Transport, Message: fmt.Sprintf("the model's stream sent arguments for tool call %d before starting it", c.Index)}
 			}
 			p.args.WriteString(c.Fragment)
-			r.ev(EventToolInputDelta, map[string]any{"id": p.call.ID, "delta": c.Fragment})
+			if !r.quiet() {
+				r.ev(EventToolInputDelta, map[string]any{"id": p.call.ID, "delta": c.Fragment})
+			}
 		case llm.Finish:
 			usage, finished = c.Usage, true
 		}

@@ -449,7 +449,7 @@ func (d *Delegation) child(ctx context.Context, call *kernel.Call, id string, s 
 	if len(s.OutputSchema) > 0 {
 		system += "\n\nAnswer with only a JSON value that follows this JSON Schema, no prose around it:\n" + string(s.OutputSchema)
 	}
-	cfg := Config{Client: d.cfg.Client, Kernel: d.cfg.Kernel, Emit: d.cfg.Emit, System: system,
+	cfg := Config{Client: d.cfg.Client, Kernel: d.cfg.Kernel, Emit: d.cfg.Emit, Listening: d.cfg.Listening, System: system,
 		MaxToolRounds: cmp(s.MaxSteps, def.MaxSteps), Parent: call.ID, Visible: d.visible(def.Name, policy),
 		Progress: func(status string, m map[string]any) {
 			d.ev(EventSubagentProgress, id, call.ID, map[string]any{"task_id": id, "session_id": id, "status": status, "metadata": m})

@@ -507,7 +507,7 @@ func (t *skillTool) Execute(ctx context.Context, call *kernel.Call) (*kernel.Res
 	// The child is offered every tool but the delegation ones: the gate
 	// answers a call outside allowed-tools with permission_denied.
 	notDelegation := func(n string) bool { return !slices.Contains(delegationDeny, n) }
-	cfg := Config{Client: t.k.cfg.Client, Kernel: t.k.cfg.Kernel, Emit: t.k.cfg.Emit, System: system, Parent: call.ID, Visible: notDelegation}
+	cfg := Config{Client: t.k.cfg.Client, Kernel: t.k.cfg.Kernel, Emit: t.k.cfg.Emit, Listening: t.k.cfg.Listening, System: system, Parent: call.ID, Visible: notDelegation}
 	res, err := Run(cctx, cfg, "skill-"+strconv.FormatInt(t.k.n.Add(1), 10), prompt, nil)
 	if err != nil {
 		return nil, err

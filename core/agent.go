@@ -41,7 +41,7 @@ type agents struct {
 
 func newAgents(opts Options, k *kernel.Kernel, bus *Bus) *agents {
 	return &agents{cfg: agent.Config{Client: opts.LLM, Kernel: k, System: opts.SystemPrompt,
-		MaxToolRounds: opts.MaxToolRounds, Emit: bus.Publish, Tools: &agent.ToolList{}}, cancels: map[int]context.CancelFunc{}}
+		MaxToolRounds: opts.MaxToolRounds, Emit: bus.Publish, Listening: bus.Listening, Tools: &agent.ToolList{}}, cancels: map[int]context.CancelFunc{}}
 }
 
 // HasLLM reports whether the session has a model (Send, Stream and the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/a3s-lab/code-wasm/kernel"
@@ -18,7 +19,16 @@ type Bus struct {
 	mu     sync.Mutex
 	subs   map[*Subscription]struct{}
 	closed bool
+	// n is len(subs), read without the lock by Listening.
+	n atomic.Int32
 }
+
+// Listening reports whether anyone subscribes: an event published while
+// nobody does reaches nobody (a subscription sees what is published after
+// it), so a publisher may skip building it (Listening in kernel.Config and
+// agent.Config: an agent's turn built about a dozen payload maps, each
+// with a clock read, for no reader).
+func (b *Bus) Listening() bool { return b.n.Load() > 0 }
 
 // NewBus returns an open bus.
 func NewBus() *Bus { return &Bus{subs: map[*Subscription]struct{}{}} }
@@ -71,6 +81,7 @@ func (b *Bus) Subscribe() *Subscription {
 		return s
 	}
 	b.subs[s] = struct{}{}
+	b.n.Store(int32(len(b.subs)))
 	return s
 }
 
@@ -96,6 +107,7 @@ func (b *Bus) Publish(e kernel.Event) {
 		if last {
 			s.closed = true
 			delete(b.subs, s)
+			b.n.Store(int32(len(b.subs)))
 		}
 		s.mu.Unlock()
 		select {
@@ -139,6 +151,7 @@ func (b *Bus) Close() {
 		}
 	}
 	b.subs = map[*Subscription]struct{}{}
+	b.n.Store(0)
 }
 
 // Next waits for events and returns every queued one (at most max; max <= 0
@@ -181,6 +194,7 @@ func (s *Subscription) Next(ctx context.Context, max int) (events []kernel.Event
 func (s *Subscription) Close() {
 	s.bus.mu.Lock()
 	delete(s.bus.subs, s)
+	s.bus.n.Store(int32(len(s.bus.subs)))
 	s.bus.mu.Unlock()
 	s.mu.Lock()
 	s.closed = true

@@ -136,7 +136,7 @@ func New(opts Options) (*Session, error) {
 		}
 	}
 	bus := NewBus()
-	k, err := kernel.New(kernel.Config{Registry: reg, OnEvent: bus.Publish, Governance: opts.Governance})
+	k, err := kernel.New(kernel.Config{Registry: reg, OnEvent: bus.Publish, Listening: bus.Listening, Governance: opts.Governance})
 	if err != nil {
 		return nil, err
 	}

@@ -166,8 +166,10 @@ func (v *invocation) run(ctx context.Context) *Result {
 	if ctx.Err() != nil {
 		return v.cancelled(ctx, "gate")
 	}
-	v.ev(EventToolRequestBound, map[string]any{"tool_id": v.id, "tool_name": v.name,
-		"snapshot": map[string]any{"origin": v.sc.origin, "parent_id": v.sc.parent}})
+	if k.listening() {
+		v.ev(EventToolRequestBound, map[string]any{"tool_id": v.id, "tool_name": v.name,
+			"snapshot": map[string]any{"origin": v.sc.origin, "parent_id": v.sc.parent}})
+	}
 	// 4. Safety gate, skipped by trusted host calls.
 	if !v.sc.origin.Trusted() {
 		if d := v.gate(ctx); d != nil {
@@ -206,7 +208,9 @@ func (v *invocation) run(ctx context.Context) *Result {
 		delete(k.active, v.id)
 		k.mu.Unlock()
 	}()
-	v.ev(EventToolExecutionStart, map[string]any{"id": v.id, "name": v.name, "args": v.pubArgs()})
+	if k.listening() {
+		v.ev(EventToolExecutionStart, map[string]any{"id": v.id, "name": v.name, "args": v.pubArgs()})
+	}
 	res := v.execute(ctx, inSlot, start)
 	// 8. Every failure has a kind; sanitise; cut output and bound metadata
 	// to the artifact store; post-hooks; one terminal state.
@@ -249,6 +253,9 @@ func (v *invocation) finish(res *Result, state State) *Result {
 		res.ExitCode = 1
 	}
 	v.lc.to(state)
+	if !v.k.listening() {
+		return res
+	}
 	p := map[string]any{"id": v.id, "name": v.name, "args": v.pubArgs(), "output": res.Output, "exit_code": res.ExitCode}
 	if res.Metadata != nil {
 		p["metadata"] = res.Metadata
@@ -370,7 +377,7 @@ func (v *invocation) execute(ctx context.Context, inSlot bool, start time.Time) 
 		d = v.san.str(d)
 		dmu.Lock()
 		defer dmu.Unlock()
-		if !ended {
+		if !ended && v.k.listening() {
 			v.ev(EventToolOutputDelta, map[string]any{"id": v.id, "name": v.name, "delta": d})
 		}
 	}

@@ -26,6 +26,10 @@ type Config struct {
 	// OnEvent receives every event, in order per invocation. It must not
 	// block for long.
 	OnEvent func(Event)
+	// Listening, when set, reports whether anyone would see an event now;
+	// while it says no, the kernel's progress events (tool_request_bound,
+	// tool_execution_start, tool_output_delta, tool_end) are not built.
+	Listening func() bool
 	Governance
 }
 
@@ -183,6 +187,14 @@ func (k *Kernel) PendingConfirmations() []PendingConfirmation {
 // that id is waiting.
 func (k *Kernel) ConfirmToolUse(id string, approved bool, reason string) bool {
 	return k.confirm != nil && k.confirm.respond(id, approved, reason)
+}
+
+// listening reports whether an event built now would reach anyone. With
+// a security provider every event is built: the provider sees each
+// payload's arguments to clean them, and what it is asked does not depend
+// on who subscribes (the protocol transcripts of a host provider).
+func (k *Kernel) listening() bool {
+	return k.cfg.OnEvent != nil && (k.cfg.Listening == nil || k.cfg.Security != nil || k.cfg.Listening())
 }
 
 func (k *Kernel) emit(e Event) {
