@@ -392,11 +392,16 @@ func (v *invocation) execute(ctx context.Context, inSlot bool, start time.Time) 
 		err error
 	}
 	ch := make(chan out, 1)
-	go func() {
-		growStack()
+	if in, ok := v.t.(Inliner); ok && safeInline(in, v.args) {
 		r, err := runTool(ectx, v.t, call)
 		ch <- out{r, err}
-	}()
+	} else {
+		go func() {
+			growStack()
+			r, err := runTool(ectx, v.t, call)
+			ch <- out{r, err}
+		}()
+	}
 	var o out
 	select {
 	case o = <-ch:
@@ -426,6 +431,16 @@ func (v *invocation) execute(ctx context.Context, inSlot bool, start time.Time) 
 		}
 	}
 	return res
+}
+
+// safeInline is in.Inline(args); a panic says no.
+func safeInline(in Inliner, args json.RawMessage) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return in.Inline(args)
 }
 
 // runTool executes with panic recovery.

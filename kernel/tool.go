@@ -156,6 +156,18 @@ type BuiltinSchema interface {
 	SchemaBuiltin()
 }
 
+// Inliner is implemented by a tool that may run a call on the goroutine
+// that invokes it, when Inline(args) says so. Such a call must end
+// promptly by itself (no wait that could outlast the kernel's timeout, no
+// deep recursion): the kernel cannot leave it running when the timeout
+// comes, as it leaves a call on its own goroutine. A call's own goroutine
+// (its start, its stack grown to 32 KB, the switches) was 50–90 µs of a
+// warm tool('read') under js/wasm in Node (RATIONALE.md "Why may a read of
+// an in-memory file run on the caller's goroutine?").
+type Inliner interface {
+	Inline(args json.RawMessage) bool
+}
+
 // Call is one invocation as a tool sees it.
 type Call struct {
 	ID       string          // invocation id, unique within the session

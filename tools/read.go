@@ -26,6 +26,13 @@ const (
 type Read struct{ ws *workspace.Workspace }
 
 func (*Read) Name() string { return "read" }
+
+// Inline implements kernel.Inliner: a read of files held in memory ends by
+// itself, and runs on the invoking goroutine.
+func (r *Read) Inline(json.RawMessage) bool {
+	im, ok := r.ws.Driver().(workspace.Immediate)
+	return ok && im.Immediate()
+}
 func (*Read) Description() string {
 	return "Read text files from the workspace with line numbers (each line: the 1-based number in 6 columns, a tab, the text cut at 2000 characters). " +
 		"Give exactly one of: file_path (one file; offset is the 0-based first line, limit 1-2000 lines, default 2000; when more lines remain the footer names the next offset), " +

@@ -152,6 +152,15 @@ type LineRange struct {
 	EOF        bool // no lines after this range
 }
 
+// Immediate is implemented by a driver whose operations never wait on
+// anything outside the process: it holds the files in memory (memfs), so
+// an operation ends by itself, in time proportional to the data it
+// touches. A tool may then run a call on the invoking goroutine
+// (kernel.Inliner).
+type Immediate interface {
+	Immediate() bool
+}
+
 // LineReader is implemented by drivers that can read a range of lines
 // without materialising the whole file as a string.
 type LineReader interface {

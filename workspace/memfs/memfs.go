@@ -73,6 +73,9 @@ func (f *FS) ReadFile(ctx context.Context, name string) ([]byte, workspace.Versi
 	return c.data, c.version(), nil
 }
 
+// Immediate implements workspace.Immediate: the files are in memory.
+func (*FS) Immediate() bool { return true }
+
 // ReadLines implements workspace.LineReader over the stored bytes (no
 // version: a range read does not hash the file).
 func (f *FS) ReadLines(ctx context.Context, name string, offset, limit int) (workspace.LineRange, error) {

@@ -1,0 +1,70 @@
+package kernel_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"runtime"
+	"testing"
+
+	"github.com/a3s-lab/code-wasm/kernel"
+)
+
+// inlineTool is an effectTool that says whether its calls may run inline
+// (a panic in Inline counts as no).
+type inlineTool struct {
+	*effectTool
+	inline func() bool
+}
+
+func (t *inlineTool) Inline(json.RawMessage) bool { return t.inline() }
+
+// goroutineID is the number runtime.Stack prints for the calling goroutine.
+func goroutineID() string {
+	b := make([]byte, 64)
+	b = b[:runtime.Stack(b, false)]
+	b, _, _ = bytes.Cut(bytes.TrimPrefix(b, []byte("goroutine ")), []byte(" "))
+	return string(b)
+}
+
+// A tool that says Inline runs its call on the goroutine that invoked the
+// kernel; one that says no, or whose Inline panics, and a tool without
+// Inline run on a goroutine of their own. Each call goes through the whole
+// pipeline either way (its events, its result).
+func TestInlineCallsRunOnTheCallersGoroutine(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		inline func() bool // nil: no Inline method
+		want   bool
+	}{
+		{"says yes", func() bool { return true }, true},
+		{"says no", func() bool { return false }, false},
+		{"panics", func() bool { panic("no") }, false},
+		{"no method", nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEffect("fx")
+			var ran string
+			e.onRun = func(context.Context, *kernel.Call) (*kernel.Result, error) {
+				ran = goroutineID()
+				return kernel.OK("done", nil), nil
+			}
+			var tool kernel.Tool = e
+			if c.inline != nil {
+				tool = &inlineTool{effectTool: e, inline: c.inline}
+			}
+			f := newKernel(t, kernel.Governance{}, []kernel.Tool{tool})
+			caller := goroutineID()
+			res := f.call(t, kernel.OriginHostTrusted, "fx", `{"msg":"m"}`)
+			if res.ExitCode != 0 || res.Output != "done" {
+				t.Fatalf("result %+v", res)
+			}
+			if got := ran == caller; got != c.want {
+				t.Fatalf("ran on the caller's goroutine: %v, want %v (caller %s, tool %s)", got, c.want, caller, ran)
+			}
+			if len(f.rec.ofType(kernel.EventToolEnd)) != 1 {
+				t.Fatal("no tool_end")
+			}
+		})
+	}
+}
