@@ -43,7 +43,12 @@ test('a paced reader gets every event in order, the events of many calls in fewe
     const [pacedSub, plainSub] = [...asks.keys()].sort((a, b) => a - b); // subscribed in that order
     const pacedAsks = asks.get(pacedSub) - before.get(pacedSub), plainAsks = asks.get(plainSub) - before.get(plainSub);
     assert.ok(pacedAsks <= 3, `the paced reader asked Go ${pacedAsks} times for the events of ${N} calls`);
-    assert.ok(plainAsks >= N, `the plain reader asked ${plainAsks} times for ${N} calls`);
+    // The plain reader asks again after each batch: a batch per call at
+    // least. Its ask for the first call's events was already waiting when
+    // the calls began, and it stops after the last batch: N - 1 asks (a
+    // read that runs inline gives its events in one batch; on a goroutine
+    // of its own, often two).
+    assert.ok(plainAsks >= N - 1, `the plain reader asked ${plainAsks} times for ${N} calls`);
     const key = (e) => `${e.type} ${e.toolCallId ?? ''}`;
     assert.deepEqual(paced.map(key), plain.map(key), 'the same events in the same order');
     assert.equal(paced.filter((e) => e.type === 'tool_end').length, N + 1);
