@@ -19,19 +19,13 @@ func (k *Kernel) hooksFor(ev HookEvent, t Tool, name string, args json.RawMessag
 	k.gmu.RLock()
 	defer k.gmu.RUnlock()
 	var out []Hook
-	var a callArgs
-	parsed := false
+	a := lazyArgsOf(t, args)
 	for _, h := range k.hooks {
 		if h.Event != ev || !h.Matcher.selects(name) {
 			continue
 		}
-		if h.Matcher.needsArgs() {
-			if !parsed {
-				a, parsed = argsOf(t, args), true
-			}
-			if !h.Matcher.matches(a) {
-				continue
-			}
+		if h.Matcher.needsArgs() && !h.Matcher.matches(a.get()) {
+			continue
 		}
 		out = append(out, h)
 	}
@@ -171,11 +165,13 @@ func (v *invocation) gate(ctx context.Context) *denial {
 	if g.SkillRestriction.Enabled && !slices.ContainsFunc(g.SkillRestriction.AllowedTools, func(p string) bool { return matchName(p, v.name) }) {
 		return &denial{reason: fmt.Sprintf("tool %s is not allowed by the active skill", v.name)}
 	}
-	if d := v.narrowed(ctx); d != nil {
+	// One look at what the call touches and does, for the narrowings and
+	// the policy alike.
+	a, fx := lazyArgsOf(v.t, v.args), effectsOf(v.t, v.args)
+	if d := v.narrowed(ctx, a, fx); d != nil {
 		return d
 	}
-	fx := effectsOf(v.t, v.args)
-	d, rule, content := g.Permission.decide(v.name, lazyArgsOf(v.t, v.args), &fx)
+	d, rule, content := g.Permission.decide(v.name, a, &fx)
 	switch d {
 	case DecisionAllow:
 		return nil

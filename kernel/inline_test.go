@@ -68,3 +68,21 @@ func TestInlineCallsRunOnTheCallersGoroutine(t *testing.T) {
 		})
 	}
 }
+
+// An inline call is governed as any other: a deny rule refuses a model's
+// call of it before it runs, and its arguments are still checked against
+// its schema first.
+func TestInlineCallsAreGoverned(t *testing.T) {
+	e := newEffect("fx")
+	tool := &inlineTool{effectTool: e, inline: func() bool { return true }}
+	f := newKernel(t, kernel.Governance{Permission: kernel.PermissionPolicy{Deny: []string{"fx"}, DefaultDecision: kernel.DecisionAllow}}, []kernel.Tool{tool})
+	if res := f.call(t, kernel.OriginAgent, "fx", `{"msg":"m"}`); res.ExitCode == 0 || kindOf(res) != kernel.ErrHookDenied {
+		t.Fatalf("a denied inline call: %+v", res)
+	}
+	if res := f.call(t, kernel.OriginHostTrusted, "fx", `{"nope":1}`); res.ExitCode == 0 || kindOf(res) != kernel.ErrInvalidArgument {
+		t.Fatalf("an inline call with bad arguments: %+v", res)
+	}
+	if n := e.runs.Load(); n != 0 {
+		t.Fatalf("the tool ran %d times", n)
+	}
+}

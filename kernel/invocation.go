@@ -391,25 +391,24 @@ func (v *invocation) execute(ctx context.Context, inSlot bool, start time.Time) 
 		res *Result
 		err error
 	}
-	ch := make(chan out, 1)
+	var o out
 	if in, ok := v.t.(Inliner); ok && safeInline(in, v.args) {
-		r, err := runTool(ectx, v.t, call)
-		ch <- out{r, err}
+		o.res, o.err = runTool(ectx, v.t, call)
 	} else {
+		ch := make(chan out, 1)
 		go func() {
 			growStack()
 			r, err := runTool(ectx, v.t, call)
 			ch <- out{r, err}
 		}()
-	}
-	var o out
-	select {
-	case o = <-ch:
-	case <-ectx.Done():
 		select {
 		case o = <-ch:
-		case <-time.After(SettleGrace):
-			o = out{err: ectx.Err()}
+		case <-ectx.Done():
+			select {
+			case o = <-ch:
+			case <-time.After(SettleGrace):
+				o = out{err: ectx.Err()}
+			}
 		}
 	}
 	res, err := o.res, o.err

@@ -32,11 +32,10 @@ func WithNarrowing(ctx context.Context, n Narrowing) context.Context {
 }
 
 // narrowed is the first denial of the context's narrowings, or nil.
-func (v *invocation) narrowed(ctx context.Context) *denial {
+func (v *invocation) narrowed(ctx context.Context, a *lazyArgs, fx Effects) *denial {
 	ns, _ := ctx.Value(narrowKey{}).([]Narrowing)
 	for _, n := range ns {
-		fx := effectsOf(v.t, v.args)
-		d, rule, _ := n.Policy.decide(v.name, lazyArgsOf(v.t, v.args), &fx)
+		d, rule, _ := n.Policy.decide(v.name, a, &fx)
 		switch {
 		case d == DecisionDeny && rule == "":
 			return &denial{reason: fmt.Sprintf("tool %s denied by the %s's default permission decision", v.name, n.Label)}
