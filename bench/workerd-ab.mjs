@@ -8,6 +8,7 @@
 //   BASE=/tmp/old node bench/workerd-ab.mjs          (both trees built)
 //   BASE=/tmp/old WARM=2000 ROUNDS=15 N=60 ROUTE=program node bench/workerd-ab.mjs
 //   BASE=/tmp/old WARM=200 ROUNDS=10 N=30 ROUTE=create node bench/workerd-ab.mjs
+//   BASE=/tmp/old PAUSE=20 WARM=1000 ROUNDS=8 N=30 ROUTE=program node bench/workerd-ab.mjs
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -17,6 +18,9 @@ const here = join(dirname(fileURLToPath(import.meta.url)), '..');
 const trees = [process.env.BASE, here].filter(Boolean);
 const N = Number(process.env.N || 60), ROUNDS = Number(process.env.ROUNDS || 15), WARM = Number(process.env.WARM || 2000);
 const ROUTE = process.env.ROUTE || 'tool';
+// PAUSE: ms of idle before each timed request (0: back to back), as an
+// agent's call comes after a model turn; the pause is not timed.
+const PAUSE = Number(process.env.PAUSE || 0);
 const routes = {
   tool: ['tools/read', {}],
   program: ['program', { source: 'async function run() { return 1 }' }],
@@ -50,6 +54,7 @@ try {
     for (const s of r % 2 ? [...sides].reverse() : sides) {
       const lat = [];
       for (let i = 0; i < N; i++) {
+        if (PAUSE) await new Promise((r) => setTimeout(r, PAUSE));
         const t0 = performance.now();
         await call(s, s.path, body);
         lat.push(performance.now() - t0);
@@ -59,7 +64,7 @@ try {
     }
   }
   const med = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
-  console.log(`${ROUTE} route, ${WARM} warm-up requests each, ${ROUNDS} rounds x ${N} alternating, load ${loadavg()[0].toFixed(1)}`);
+  console.log(`${ROUTE} route, ${WARM} warm-up requests each, ${ROUNDS} rounds x ${N} alternating${PAUSE ? `, each after a ${PAUSE} ms pause` : ''}, load ${loadavg()[0].toFixed(1)}`);
   for (const s of sides) console.log(`| ${s.root} | median p50 ${med(s.p50s).toFixed(2)} ms | best ${Math.min(...s.p50s).toFixed(2)} ms |`);
 } finally {
   for (const s of sides) {

@@ -22,6 +22,7 @@ const COLD = Number(process.env.COLD || 3); // wrangler dev starts for the cold 
 const MEM_CALLS = Number(process.env.MEM_CALLS || 10000); // the memory row's tool calls (the goal's 10,000)
 const WARM = Number(process.env.WARM || 3000); // calls before the steady tool-call row
 const WARM_PROGRAMS = Number(process.env.WARM_PROGRAMS || 1000); // programs before the steady program row
+const PAUSE = Number(process.env.PAUSE || 20); // ms before each request of the paced rows
 // CLIENT: how Node sends the requests. 'http' (the default): node:http
 // over one kept-alive socket, the client research/workers.md measured its
 // figures with; 'fetch': Node's fetch (undici), whose own cost per request
@@ -66,6 +67,16 @@ try {
     const text = res.text;
     if (res.status !== want) throw new Error(`${method} ${path}: ${res.status} ${text}`);
     return text ? JSON.parse(text) : null;
+  };
+  // timedInner: as timed, for an f that answers its own latency (the
+  // request's, without a pause it makes first); req/s counts the pauses.
+  const timedInner = async (n, f) => {
+    const lat = [];
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) lat.push(await f(i));
+    const total = performance.now() - t0;
+    lat.sort((a, b) => a - b);
+    return { p50: lat[Math.floor(n / 2)], p90: lat[Math.floor(n * 0.9)], rps: n / (total / 1000) };
   };
   // timed runs f n times in sequence: p50, p90, and requests per second.
   const timed = async (n, f) => {
@@ -130,6 +141,19 @@ try {
   for (let i = 0; i < WARM_PROGRAMS; i++) await call('POST', prog, trivialSrc);
   const trivial = await timed(N, () => call('POST', prog, trivialSrc));
   row(`program, trivial, fresh QuickJS runtime (whole request), steady: after ${WARM_PROGRAMS.toLocaleString('en')} more`, trivial, '–', '2.53 ms (1 ctx call)');
+  // Paced: each request after a pause (PAUSE ms), as an agent's program
+  // comes after a model turn. The pool makes the next run's runtime and
+  // realm while the isolate is idle (ptc-quickjs.mjs makeQuickJSPool), so
+  // these rows are the latency a program sees; back to back (the rows
+  // above) that work is in the next request's way. A tool call paced the
+  // same way is what the program row is compared with.
+  const paused = (f) => async (i) => { await new Promise((r) => setTimeout(r, PAUSE)); const s = performance.now(); await f(i); return performance.now() - s; };
+  const pacedTool = await timedInner(Math.min(N, 100), paused(async () => {
+    if ((await call('POST', `${tools}/read`, {})).exitCode !== 1) throw new Error('read {} was not refused');
+  }));
+  row(`tool call (read {}), each after a ${PAUSE} ms pause`, pacedTool, '–', '–');
+  const pacedTrivial = await timedInner(Math.min(N, 100), paused(() => call('POST', prog, trivialSrc)));
+  row(`program, trivial, each after a ${PAUSE} ms pause (its runtime and realm made ahead while idle)`, pacedTrivial, '–', '–');
   const K = 100; // ctx calls in one program: the per-call cost is the difference over K
   const many = await timed(Math.max(20, Math.floor(N / 5)), async () => {
     const r = await call('POST', prog, { source: `async function run(ctx) { for (let i = 0; i < ${K}; i++) { try { await ctx.tools.read({}) } catch {} } return 1 }`, limits: { maxToolCalls: K } });
@@ -171,6 +195,7 @@ try {
   const perCtx = (many.p50 - trivial.p50) / K;
   const perCrossing = (bare.p50 - trivial.p50) / K;
   console.log(`| trivial program on a fresh QuickJS runtime, beyond a request's own cost (the steady trivial program row less the steady tool call row: Go's program tool, the runtime, its realm, the script) | ${ms(trivial.p50 - steady.p50)} | | | ≤ 2 ms | 0.4–0.8 ms (runProgram alone) |`);
+  console.log(`| the same, each request after a ${PAUSE} ms pause (the paced trivial program row less the paced tool call row) | ${ms(pacedTrivial.p50 - pacedTool.p50)} | | | | |`);
   console.log(`| one ctx crossing: QuickJS → host → Go's bridge → host → QuickJS, no tool (the ctx.tool('') row less the trivial one, / ${K}) | ${(perCrossing * 1000).toFixed(0)} µs | | | ≤ 60 µs (host call) | 19–37 µs (no-op host call, no Go) |`);
   console.log(`| one ctx call with its Go tool call: the crossing, plus the kernel's read {} and its events (the ctx.tools.read row less the trivial one, / ${K}) | ${(perCtx * 1000).toFixed(0)} µs | | | – | – |`);
   console.log(`| cold first request: fresh process, first POST /v1/sessions (Go init) | ${ms(cold[Math.floor(cold.length / 2)])} | max ${ms(cold[cold.length - 1])} | | ≤ 300 ms | 133 ms (Go init) |`);

@@ -21,3 +21,7 @@ func growStack() {
 //
 //go:noinline
 func keepFrame(*[16 << 10]byte) {}
+
+// GrowStack is growStack for a goroutine a tool starts of its own (the
+// program tool's engine run): call it first thing in the new goroutine.
+func GrowStack() { growStack() }

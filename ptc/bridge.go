@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -110,6 +111,9 @@ type bridge struct {
 	p   *plan
 
 	inflight sync.WaitGroup
+	// running counts the admitted calls still running (inflight's count,
+	// which a WaitGroup does not tell): settle returns at once at zero.
+	running atomic.Int64
 
 	mu     sync.Mutex
 	calls  []*ToolCall
@@ -141,6 +145,11 @@ func (b *bridge) close() {
 // settle waits up to d for admitted calls still running (their context is
 // already cancelled), so none outlives the program's result.
 func (b *bridge) settle(d time.Duration) {
+	// After close nothing is admitted, so none running means none will
+	// be: no goroutine and no timer for a program whose calls all ended.
+	if b.running.Load() == 0 {
+		return
+	}
 	ch := make(chan struct{})
 	go func() { b.inflight.Wait(); close(ch) }()
 	select {
@@ -175,6 +184,7 @@ func (b *bridge) admit(name string) (*ToolCall, error) {
 		return nil, err
 	}
 	b.inflight.Add(1)
+	b.running.Add(1)
 	rec := &ToolCall{ToolName: name}
 	b.calls = append(b.calls, rec)
 	return rec, nil
@@ -241,7 +251,7 @@ func (b *bridge) Call(ctx context.Context, method string, raw json.RawMessage) (
 	if err != nil {
 		return nil, err
 	}
-	defer b.inflight.Done()
+	defer func() { b.running.Add(-1); b.inflight.Done() }()
 	argJSON, err := json.Marshal(args)
 	if err != nil {
 		return nil, fmt.Errorf("ctx.%s: %v", method, err)

@@ -312,6 +312,7 @@ func (t *Tool) Execute(ctx context.Context, call *kernel.Call) (*kernel.Result, 
 	}
 	done := make(chan outcome, 1)
 	go func() {
+		kernel.GrowStack() // the run's JSON and host-call frames grew it in steps
 		var o outcome
 		defer func() {
 			if r := recover(); r != nil {

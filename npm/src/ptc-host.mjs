@@ -37,6 +37,16 @@ export function startLimits(p) {
   return out;
 }
 
+// realmArgs are the prelude's arguments beyond its host functions (the
+// run's ctx methods and tools as JSON, its script name, maxToolCalls),
+// with the key that tells two runs' apart. A program engine's pool calls
+// the prelude ahead for the last run's (ptc-quickjs.mjs makeQuickJSPool).
+/** @param {any} init @param {number} maxToolCalls */
+export function realmArgs(init, maxToolCalls) {
+  const a = { methods: JSON.stringify(init.methods ?? []), tools: JSON.stringify(init.tools ?? []), name: String(init.name), maxToolCalls };
+  return { ...a, key: JSON.stringify([a.methods, a.tools, a.name, a.maxToolCalls]) };
+}
+
 // The static check the engines repeat (Go checks first): no `import`
 // keyword. QuickJS has no module loader here, so an import() would only
 // fail; the check keeps the refusal early and uniform across engines.
@@ -101,14 +111,15 @@ export function makePtcHostKinds(newWorker, runtime) {
   // result and the model thinks, not while a program runs (on a busy
   // machine a booting worker slowed a running program's ctx calls 2.5x).
   // Once the QuickJS module is known, the spare also loads it and makes
-  // its realm ahead (workerMain's {t:'prepare'}), for the memoryBytes of
-  // the last run.
+  // its realm ahead (workerMain's {t:'prepare'}), for the memoryBytes and
+  // the realm arguments of the last run.
   let memoryBytes = LIMITS.memoryBytes;
+  let realm = null; // the last run's realmArgs (ptc-quickjs.mjs)
   const refill = () => {
     if (spare) return;
     try {
       spare = start();
-      if (wasmModule) spare.handle.post({ t: 'prepare', wasmModule, memoryBytes });
+      if (wasmModule) spare.handle.post({ t: 'prepare', wasmModule, memoryBytes, realm });
     } catch (_) { /* none: the next run starts its own worker, and says why if it cannot */ }
   };
   class Run {
@@ -124,6 +135,7 @@ export function makePtcHostKinds(newWorker, runtime) {
       this.wake = null;
       const init = { name: String(p.name), source: String(p.source), inputs: JSON.stringify(p.inputs ?? {}),
         methods: (p.methods ?? []).map(String), tools: (p.tools ?? []).map(String), ...limits };
+      realm = realmArgs(init, limits.maxToolCalls);
       this.w = spawn(init, {
         message: (m) => {
           if (m && m.t === 'running') { this.running = true; this.backstop(limits.timeoutMs + 1000, limits.timeoutMs); }

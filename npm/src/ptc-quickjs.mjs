@@ -22,7 +22,7 @@
 import { QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { QuickJSFFI } from '@jitl/quickjs-ng-wasmfile-release-sync/ffi';
 import loadEmscripten from '@jitl/quickjs-ng-wasmfile-release-sync/emscripten-module';
-import { startLimits } from './ptc-host.mjs';
+import { startLimits, realmArgs } from './ptc-host.mjs';
 // The realm's side of the engine, one source with the native engine
 // (ptc/qjsengine/prelude.js, generated into ptc-prelude.mjs):
 // (send, finish, violation, methodsJSON, toolsJSON, scriptName, maxToolCalls) => {deliver, start, fail}.
@@ -95,16 +95,23 @@ async function loadQuickJS(wasmModule, wasmMemory) {
 //
 // With stackBytes, the pool also makes the next run's runtime and realm
 // ahead of it: a task after an instance is taken back creates a runtime
-// (memoryBytes, stackBytes), its context, and the prelude's function
-// (parsed, not called), which were two thirds of a trivial program's
-// engine time (QuickJS parses the 10 KB prelude at ~6 bytes/µs here). No
-// script ever ran in such a realm; the run that takes the instance takes
-// it (once), sets its interrupt handler and calls the prelude as it would
-// on a realm made on the spot (RATIONALE.md "Why do workerd programs
-// share QuickJS instances?").
+// (memoryBytes, stackBytes), its context, and the prelude's function,
+// which were two thirds of a trivial program's engine time (QuickJS
+// compiles the prelude at ~3 bytes/µs here). When the pool knows the
+// realm arguments of the last run (its ctx methods, tools, script name
+// and maxToolCalls: `expect`), it also calls the prelude with them, which
+// locks the realm down and builds ctx (~0.4 ms more); its three host
+// functions then reach the run through `hooks`, which the run that takes
+// the realm fills. A run with other arguments drops that realm and makes
+// its own. No script ever ran in such a realm; the run that takes the
+// instance takes it (once) and sets its interrupt handler (RATIONALE.md
+// "Why do workerd programs share QuickJS instances?").
 const POOL_GROWTH = 8 << 20;
+
 /**
- * @typedef {{rt: any, vm: any, fn: any}} Spare
+ * @typedef {ReturnType<typeof realmArgs>} RealmArgs
+ * @typedef {{send: Function | null, finish: Function | null, violation: Function | null}} Hooks
+ * @typedef {{rt: any, vm: any, fn: any, kit: any, key: string, hooks: Hooks | null}} Spare fn: the prelude's function (not yet called), or kit: what its call made for key
  * @typedef {{QuickJS: QuickJSWASMModule, memory: WebAssembly.Memory, spare: Spare | null}} Pooled
  * @param {WebAssembly.Module} wasmModule @param {number} memoryBytes
  * @param {{maxIdle?: number, stackBytes?: number, remake?: boolean}} [opts] remake: make a realm ahead after each give (false: only prime does)
@@ -112,7 +119,9 @@ const POOL_GROWTH = 8 << 20;
 export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackBytes = 0, remake = true } = {}) {
   /** @type {Pooled[]} */
   const idle = [];
-  let made = 0;
+  let made = 0, ahead = 0;
+  /** @type {RealmArgs | null} */
+  let expected = null;
   // prepare makes inst's spare realm, if inst is still idle; an instance
   // that cannot make one is dropped.
   const prepare = (/** @type {Pooled} */ inst) => {
@@ -128,7 +137,28 @@ export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackByt
         r.error.dispose();
         throw new Error('the prelude failed');
       }
-      inst.spare = { rt, vm, fn: /** @type {any} */ (r).value }; // (the union does not narrow on error)
+      const fn = /** @type {any} */ (r).value; // (the union does not narrow on error)
+      const e = expected;
+      if (!e) {
+        inst.spare = { rt, vm, fn, kit: null, key: '', hooks: null };
+      } else {
+        /** @type {Hooks} */
+        const hooks = { send: null, finish: null, violation: null };
+        const v = vm;
+        const args = [
+          v.newFunction('send', (/** @type {any[]} */ ...a) => (hooks.send ? hooks.send(...a) : v.newString('~the program has not started'))),
+          v.newFunction('finish', (/** @type {any[]} */ ...a) => { hooks.finish?.(...a); }),
+          v.newFunction('violation', (/** @type {any[]} */ ...a) => { hooks.violation?.(...a); }),
+          v.newString(e.methods), v.newString(e.tools), v.newString(e.name), v.newNumber(e.maxToolCalls)];
+        const called = v.callFunction(fn, v.undefined, ...args);
+        fn.dispose();
+        args.forEach((h) => h.dispose());
+        if (called.error) {
+          called.error.dispose();
+          throw new Error('the prelude failed');
+        }
+        inst.spare = { rt, vm, fn: null, kit: /** @type {any} */ (called).value, key: e.key, hooks };
+      }
       made++;
     } catch {
       try { vm?.dispose(); rt?.dispose(); } catch { /* dropped below */ }
@@ -138,6 +168,12 @@ export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackByt
   return {
     memoryBytes,
     stackBytes,
+    // expect tells the pool a run's realm arguments: the realms it makes
+    // from now on are made for them.
+    /** @param {RealmArgs} a */
+    expect(a) { expected = a; },
+    // usedAhead counts a run that took a realm whose prelude was called ahead.
+    usedAhead() { ahead++; },
     // takeNow lends an idle instance, or answers undefined (take loads one).
     /** @returns {Pooled | undefined} */
     takeNow: () => idle.pop(),
@@ -157,8 +193,10 @@ export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackByt
       }
     },
     // prime loads an instance and makes its realm now (a worker's spare,
-    // before its one run).
-    async prime() {
+    // before its one run), for realm when given.
+    /** @param {RealmArgs | null} [realm] */
+    async prime(realm = null) {
+      if (realm) expected = realm;
       const inst = await this.take();
       idle.push(inst);
       if (stackBytes) prepare(inst);
@@ -167,6 +205,8 @@ export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackByt
     // spares: the idle instances holding a realm made ahead; made: how many were ever made.
     spares: () => idle.filter((i) => i.spare).length,
     made: () => made,
+    // ahead: how many runs took a realm whose prelude was called ahead.
+    ahead: () => ahead,
   };
 }
 
@@ -225,9 +265,13 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
     if (closed) return;
     closed = true;
     clearTimeout(deadlineTimer);
+    // The instance goes back in a task of its own, after the answer: a
+    // microtask made the answer wait for the realm's and the runtime's
+    // disposal (~0.3 ms), which now comes after the host has it (and
+    // after QuickJS returned: end may run inside it). Scheduled before
+    // post, so a task the host schedules on done runs after it.
+    if (lent && msg.ok) setTimeout(retire, 0);
     post(msg);
-    // (end may run inside QuickJS: the instance is handed back after.)
-    if (lent && msg.ok) queueMicrotask(retire);
   };
   const atDeadline = () => `the program was stopped at its deadline (${lim.timeoutMs} ms)`;
   const maxPages = capPages(lim.memoryBytes);
@@ -269,11 +313,21 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
   }
   if (compiled) post({ t: 'module', module: compiled });
   // A realm the pool made ahead for this instance (makeQuickJSPool), with
-  // this run's memory and stack bounds, is taken once; else one is made.
+  // this run's memory and stack bounds (and, when the pool called the
+  // prelude ahead, this run's realm arguments), is taken once; else one
+  // is made. The pool makes its next realms for this run's arguments.
+  const realm = realmArgs(init, lim.maxToolCalls);
   let spare = lent ? lent.spare : null;
-  if (lent) lent.spare = null;
-  if (spare && pool.stackBytes !== stackBytes) {
-    try { spare.fn.dispose(); spare.vm.dispose(); spare.rt.dispose(); } catch { /* its instance serves this run only */ }
+  if (lent) {
+    lent.spare = null;
+    pool.expect(realm);
+  }
+  if (spare && (pool.stackBytes !== stackBytes || (spare.kit && spare.key !== realm.key))) {
+    try {
+      for (const h of [spare.fn, spare.kit]) if (h) h.dispose();
+      spare.vm.dispose();
+      spare.rt.dispose();
+    } catch { /* its instance serves this run only */ }
     spare = null;
   }
   const rt = spare ? spare.rt : QuickJS.newRuntime();
@@ -333,7 +387,9 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
   let nextId = 0;
   // send returns the call's id, its answer when the door gave it at once,
   // or '~' and a refusal (prelude.js).
-  const send = vm.newFunction('send', (method, json) => {
+  // The prelude's three host functions (prelude.js): made here, or
+  // reached through the hooks of a realm whose prelude was called ahead.
+  const send = (method, json) => {
     if (closed) return vm.newString('~the program has finished; ctx calls are closed');
     const m = vm.getString(method), args = vm.getString(json);
     const n = args.length * 3 > lim.maxResultBytes ? utf8Length(args) : 0;
@@ -364,8 +420,8 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
     queued += args.length;
     pump();
     return vm.newNumber(id);
-  });
-  const finish = vm.newFunction('finish', (ok, text, line) => {
+  };
+  const finish = (ok, text, line) => {
     if (vm.dump(ok)) {
       const value = vm.getString(text);
       const n = utf8Length(value);
@@ -374,10 +430,11 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
     } else {
       fail(vm.getString(text), vm.getNumber(line) || 0);
     }
-  });
-  const violation = vm.newFunction('violation', (message) => {
+  };
+  const violation = (message) => {
     if (!closed) post({ t: 'violation', message: vm.getString(message) });
-  });
+  };
+  if (spare?.hooks) Object.assign(spare.hooks, { send, finish, violation });
 
   // guard runs one step of QuickJS. A wasm fault (the host's stack
   // overflowing inside QuickJS, a trap) leaves the runtime unusable: the
@@ -434,15 +491,20 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
   };
 
   guard(() => {
-    const fn = spare ? spare.fn : unwrap(vm.evalCode(PRELUDE, '<ptc-prelude>'));
-    if (!fn) return;
-    const args = [send, finish, violation, vm.newString(JSON.stringify(init.methods ?? [])),
-      vm.newString(JSON.stringify(init.tools ?? [])), vm.newString(String(init.name)), vm.newNumber(lim.maxToolCalls)];
-    const made = vm.callFunction(fn, vm.undefined, ...args);
-    fn.dispose();
-    args.forEach((h) => h.dispose());
-    if (made.error) { failWith(made.error); return; }
-    kit = /** @type {any} */ (made).value;
+    if (spare?.kit) {
+      kit = spare.kit;
+      pool.usedAhead();
+    } else {
+      const fn = spare ? spare.fn : unwrap(vm.evalCode(PRELUDE, '<ptc-prelude>'));
+      if (!fn) return;
+      const args = [vm.newFunction('send', send), vm.newFunction('finish', finish), vm.newFunction('violation', violation),
+        vm.newString(realm.methods), vm.newString(realm.tools), vm.newString(realm.name), vm.newNumber(realm.maxToolCalls)];
+      const made = vm.callFunction(fn, vm.undefined, ...args);
+      fn.dispose();
+      args.forEach((h) => h.dispose());
+      if (made.error) { failWith(made.error); return; }
+      kit = /** @type {any} */ (made).value;
+    }
     deadline = Date.now() + lim.timeoutMs;
     deadlineTimer = setTimeout(expire, lim.timeoutMs);
     post({ t: 'running' });
@@ -525,9 +587,10 @@ function describeRaw(vm, h) {
 
 // workerMain is the message handler of a worker that runs one program
 // (ptc-node-worker.mjs, ptc-browser-worker.mjs): {t:'prepare', wasmModule,
-// memoryBytes}, which a spare gets while it waits, loads QuickJS and makes
-// the realm ahead (makeQuickJSPool's prime; no script runs in it before
-// its run); {t:'start'} runs the script, in that realm when its
+// memoryBytes, realm?}, which a spare gets while it waits, loads QuickJS and
+// makes the realm ahead (makeQuickJSPool's prime; with realm, the last
+// run's realmArgs, it also calls the prelude for them; no script runs in
+// it before its run); {t:'start'} runs the script, in that realm when its
 // memoryBytes is the prepared one's; every later message is the run's.
 /** @param {(m: object) => void} post @param {number} stackBytes */
 export function workerMain(post, stackBytes) {
@@ -541,7 +604,7 @@ export function workerMain(post, stackBytes) {
   return async (/** @type {any} */ m) => {
     if (m && m.t === 'prepare' && receive === null && prepared === null) {
       const p = makeQuickJSPool(m.wasmModule, m.memoryBytes, { maxIdle: 1, stackBytes, remake: false });
-      prepared = p.prime().then(() => { pool = p; }, () => {});
+      prepared = p.prime(m.realm ?? null).then(() => { pool = p; }, () => {});
     } else if (m && m.t === 'start' && receive === null) {
       receive = (x) => early.push(x);
       if (prepared) await prepared;
