@@ -114,12 +114,15 @@ export function makePtcHostKinds(newWorker, runtime) {
   // its realm ahead (workerMain's {t:'prepare'}), for the memoryBytes and
   // the realm arguments of the last run.
   let memoryBytes = LIMITS.memoryBytes;
-  let realm = null; // the last run's realmArgs (ptc-quickjs.mjs)
+  // The realm arguments of the last runs (realmArgs): a spare's realm is
+  // called for them once two runs in a row had the same (makeQuickJSPool's
+  // expect says why).
+  let realm = null, lastKey = '', streak = 0;
   const refill = () => {
     if (spare) return;
     try {
       spare = start();
-      if (wasmModule) spare.handle.post({ t: 'prepare', wasmModule, memoryBytes, realm });
+      if (wasmModule) spare.handle.post({ t: 'prepare', wasmModule, memoryBytes, realm: streak >= 2 ? realm : null });
     } catch (_) { /* none: the next run starts its own worker, and says why if it cannot */ }
   };
   class Run {
@@ -136,6 +139,8 @@ export function makePtcHostKinds(newWorker, runtime) {
       const init = { name: String(p.name), source: String(p.source), inputs: JSON.stringify(p.inputs ?? {}),
         methods: (p.methods ?? []).map(String), tools: (p.tools ?? []).map(String), ...limits };
       realm = realmArgs(init, limits.maxToolCalls);
+      streak = realm.key === lastKey ? streak + 1 : 1;
+      lastKey = realm.key;
       this.w = spawn(init, {
         message: (m) => {
           if (m && m.t === 'running') { this.running = true; this.backstop(limits.timeoutMs + 1000, limits.timeoutMs); }

@@ -122,6 +122,7 @@ export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackByt
   let made = 0, ahead = 0;
   /** @type {RealmArgs | null} */
   let expected = null;
+  let lastKey = '', streak = 0;
   // prepare makes inst's spare realm, if inst is still idle; an instance
   // that cannot make one is dropped.
   const prepare = (/** @type {Pooled} */ inst) => {
@@ -168,10 +169,17 @@ export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackByt
   return {
     memoryBytes,
     stackBytes,
-    // expect tells the pool a run's realm arguments: the realms it makes
-    // from now on are made for them.
+    // expect tells the pool a run's realm arguments. Once two runs in a
+    // row had the same, the realms it makes are called for them; after a
+    // change they are left uncalled (a realm called for other arguments is
+    // dropped, and its run makes a realm from the start: programs that
+    // alternate their tools or limits would pay that every run).
     /** @param {RealmArgs} a */
-    expect(a) { expected = a; },
+    expect(a) {
+      streak = a.key === lastKey ? streak + 1 : 1;
+      lastKey = a.key;
+      expected = streak >= 2 ? a : null;
+    },
     // usedAhead counts a run that took a realm whose prelude was called ahead.
     usedAhead() { ahead++; },
     // takeNow lends an idle instance, or answers undefined (take loads one).
@@ -196,7 +204,7 @@ export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackByt
     // before its one run), for realm when given.
     /** @param {RealmArgs | null} [realm] */
     async prime(realm = null) {
-      if (realm) expected = realm;
+      expected = realm;
       const inst = await this.take();
       idle.push(inst);
       if (stackBytes) prepare(inst);

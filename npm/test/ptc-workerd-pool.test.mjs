@@ -140,39 +140,53 @@ test('a worker prepared ahead runs its script in the prepared instance; another 
   }
 });
 
-// The pool also calls the prelude ahead with the last run's realm
-// arguments (ctx methods, tools, script name, maxToolCalls): a run with
-// the same ones takes that realm, its host functions reaching this run;
-// a run with other ones gets a realm of its own, built for its arguments.
+// The pool also calls the prelude ahead with the realm arguments of the
+// last runs (ctx methods, tools, script name, maxToolCalls) once two runs
+// in a row had the same: a run with those takes that realm, its host
+// functions reaching this run; a run with other ones gets a realm of its
+// own, built for its arguments, and the next realms are left uncalled.
 test('a realm called ahead serves a run with the same ctx, tools and name only', async () => {
   const pool = makeQuickJSPool(wasm, WORKERD_LIMITS.memoryCap, { stackBytes: WORKERD_LIMITS.stackBytes });
   const shape = 'async function run(ctx) { return [Object.keys(ctx).sort().join(), Object.keys(ctx.tools).sort().join()] }';
-  const a = await run(pool, shape, { methods: ['glob', 'tool'], tools: ['glob', 'read'] });
-  assert.deepEqual([a.ok, a.value], [true, '["glob,tool,tools","glob,read"]']);
-  await turn();
-  assert.deepEqual([pool.spares(), pool.ahead()], [1, 0]);
-  const b = await run(pool, shape, { methods: ['glob', 'tool'], tools: ['glob', 'read'] });
+  const A = { methods: ['glob', 'tool'], tools: ['glob', 'read'] };
+  for (let i = 0; i < 2; i++) {
+    const a = await run(pool, shape, A);
+    assert.deepEqual([a.ok, a.value], [true, '["glob,tool,tools","glob,read"]']);
+    await turn();
+  }
+  assert.deepEqual([pool.spares(), pool.ahead()], [1, 0], 'two runs with the same arguments: a realm called for them waits');
+  const b = await run(pool, shape, A);
   assert.deepEqual([b.ok, b.value], [true, '["glob,tool,tools","glob,read"]'], 'the same ctx in the realm called ahead');
   assert.equal(pool.ahead(), 1, 'b took the realm called ahead');
   await turn();
-  const c = await run(pool, shape, { methods: ['grep', 'tool'], tools: ['grep', 'read', 'write'] });
+  const B = { methods: ['grep', 'tool'], tools: ['grep', 'read', 'write'] };
+  const c = await run(pool, shape, B);
   assert.deepEqual([c.ok, c.value], [true, '["grep,tool,tools","grep,read,write"]'], 'other tools: a realm of its own');
+  assert.equal(pool.ahead(), 1);
+  await turn();
+  // After a change the next realm is left uncalled: a run with A again
+  // calls it for its own arguments.
+  const c2 = await run(pool, shape, A);
+  assert.deepEqual([c2.ok, c2.value], [true, '["glob,tool,tools","glob,read"]']);
   assert.equal(pool.ahead(), 1);
   await turn();
   // The script name filters the stack lines an error reports: a realm
   // called ahead for another name would lose the line.
-  const d = await run(pool, 'async function run() {\n  const x = 1;\n  throw new Error("at line three " + x)\n}', { name: 'other.js', methods: ['grep', 'tool'], tools: ['grep', 'read', 'write'] });
+  const d = await run(pool, 'async function run() {\n  const x = 1;\n  throw new Error("at line three " + x)\n}', { name: 'other.js', ...A });
   assert.equal(d.ok, false);
   assert.match(d.error.message, /at line three 1/);
   assert.equal(d.error.line, 3, 'the line of the throw in other.js');
   assert.equal(pool.ahead(), 1, 'another name: a realm of its own');
-  // A failed run drops its instance; the next run's realm is fresh and
-  // nothing of the failure is in it.
-  const e = await run(pool, 'globalThis.leak = 1; async function run() { return typeof globalThis.leak }', { name: 'other.js', methods: ['grep', 'tool'], tools: ['grep', 'read', 'write'] });
-  assert.deepEqual([e.ok, e.value], [true, '"number"']);
-  await turn();
-  const f = await run(pool, 'async function run() { return [typeof globalThis.leak, typeof eval("1")] }', { name: 'other.js', methods: ['grep', 'tool'], tools: ['grep', 'read', 'write'] }).catch((x) => x);
+  // A failed run drops its instance; the next realms are fresh and
+  // nothing of an earlier run is in them; eval is tamed in a realm
+  // called ahead as in any other.
+  for (let i = 0; i < 2; i++) {
+    const e = await run(pool, 'globalThis.leak = 1; async function run() { return typeof globalThis.leak }', { name: 'third.js', ...A });
+    assert.deepEqual([e.ok, e.value], [true, '"number"']);
+    await turn();
+  }
+  const f = await run(pool, 'async function run() { return [typeof globalThis.leak, typeof eval("1")] }', { name: 'third.js', ...A });
   assert.equal(f.ok, false, 'eval is tamed in a realm called ahead too');
   assert.match(f.error.message, /EvalError|code generation/);
-  assert.equal(pool.ahead(), 2, 'f took the realm called ahead for e\'s arguments');
+  assert.equal(pool.ahead(), 2, 'f took the realm called ahead for the two e runs\' arguments');
 });
