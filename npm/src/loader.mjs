@@ -4,6 +4,7 @@
 // every session.
 import './wasm_exec.js';
 import { fetchBody } from './fetchbody.mjs';
+import { makeDoors } from './door.mjs';
 
 let apiPromise = null;
 
@@ -107,6 +108,10 @@ async function startGo(getModule, node) {
   mark('instantiated');
   stats.goInstances++;
   stats.goMemory = /** @type {any} */ (instance).exports.mem;
+  // The program engine's ctx-call doors over Go's exports (door.mjs), read
+  // once by Go's start (ptc, direct_js.go); a call through one counts as an
+  // entry into Go.
+  globalThis.__a3sCodeWasmDoor = makeDoors(/** @type {any} */ (instance).exports, () => { stats.goEntries++; });
   const exited = go.run(instance).then(() => {
     apiPromise = null;
     throw new Error('the code-wasm Go runtime exited');
@@ -115,5 +120,6 @@ async function startGo(getModule, node) {
   mark('go-ready');
   delete globalThis.__a3sCodeWasmReady;
   delete globalThis.__a3sCodeWasmFetch;
+  delete globalThis.__a3sCodeWasmDoor;
   return timeouts ? counted(api, timeouts) : api;
 }
