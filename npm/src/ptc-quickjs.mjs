@@ -120,6 +120,12 @@ export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackByt
   /** @type {Pooled[]} */
   const idle = [];
   let made = 0, ahead = 0;
+  // Instances on their way back (retire, deferred by their run to a task
+  // after its answer): a run that needs an instance before that task ran
+  // takes them back itself first, so back-to-back runs reuse them.
+  /** @type {Array<() => void>} */
+  const returning = [];
+  const flush = () => { while (returning.length) /** @type {() => void} */ (returning.shift())(); };
   /** @type {RealmArgs | null} */
   let expected = null;
   let lastKey = '', streak = 0;
@@ -182,11 +188,19 @@ export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackByt
     },
     // usedAhead counts a run that took a realm whose prelude was called ahead.
     usedAhead() { ahead++; },
+    // defer runs fn (a run's retire) in a task, or when a run asks for an
+    // instance first.
+    /** @param {() => void} fn */
+    defer(fn) {
+      returning.push(fn);
+      if (returning.length === 1) setTimeout(flush, 0);
+    },
     // takeNow lends an idle instance, or answers undefined (take loads one).
     /** @returns {Pooled | undefined} */
-    takeNow: () => idle.pop(),
+    takeNow: () => { flush(); return idle.pop(); },
     /** @returns {Promise<Pooled>} */
     async take() {
+      flush();
       const got = idle.pop();
       if (got) return got;
       const memory = newMemory(memoryBytes);
@@ -276,9 +290,10 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
     // The instance goes back in a task of its own, after the answer: a
     // microtask made the answer wait for the realm's and the runtime's
     // disposal (~0.3 ms), which now comes after the host has it (and
-    // after QuickJS returned: end may run inside it). Scheduled before
-    // post, so a task the host schedules on done runs after it.
-    if (lent && msg.ok) setTimeout(retire, 0);
+    // after QuickJS returned: end may run inside it), or when the next
+    // run asks the pool first. Deferred before post, so a task the host
+    // schedules on done runs after it.
+    if (lent && msg.ok) pool.defer(retire);
     post(msg);
   };
   const atDeadline = () => `the program was stopped at its deadline (${lim.timeoutMs} ms)`;
