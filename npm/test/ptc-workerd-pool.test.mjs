@@ -190,3 +190,23 @@ test('a realm called ahead serves a run with the same ctx, tools and name only',
   assert.match(f.error.message, /EvalError|code generation/);
   assert.equal(pool.ahead(), 2, 'f took the realm called ahead for the two e runs\' arguments');
 });
+
+// A run hands its instance back in a task after its answer; a run that
+// starts before that task (back to back, in the same turn) takes it back
+// itself first: no second instance is loaded.
+test('back-to-back runs in one turn reuse the instance whose return was still deferred', async () => {
+  const pool = makeQuickJSPool(wasm, WORKERD_LIMITS.memoryCap, { stackBytes: WORKERD_LIMITS.stackBytes });
+  const now = (source) => new Promise((resolve) => {
+    const init = { name: 'p.js', source, inputs: '{}', methods: [], tools: [], timeoutMs: 20000 };
+    runProgram(init, (m) => { if (m.t === 'done') queueMicrotask(() => resolve(m)); }, { ...WORKERD_LIMITS, wasmModule: wasm, pool });
+  });
+  assert.equal((await now('async function run() { return 0 }')).ok, true);
+  const i0 = instantiations;
+  for (let i = 0; i < 5; i++) {
+    const d = await now(`async function run() { return ${i} }`);
+    assert.deepEqual([d.ok, d.value], [true, String(i)]);
+  }
+  assert.equal(instantiations - i0, 0, 'five runs back to back, no new instance');
+  await turn();
+  assert.equal(pool.idle(), 1);
+});
