@@ -191,6 +191,9 @@ var (
 // else runs, so one of each serves every run.
 var doorIn, doorOut []byte
 
+// doorKeep is the largest buffer kept from one call to the next.
+const doorKeep = 64 << 10
+
 // codeWasmDoorIn answers where JS writes a call of up to n bytes.
 //
 //go:wasmexport codeWasmDoorIn
@@ -209,16 +212,25 @@ func codeWasmDoorIn(n int32) unsafe.Pointer {
 //
 //go:wasmexport codeWasmDoor
 func codeWasmDoor(run, id, n int32) int32 {
-	if n < 0 || int(n) > len(doorIn) {
-		n = 0
+	// JS read the last answer before this call: a buffer a big call or
+	// answer grew (up to a few MiB) is not kept for the next.
+	if cap(doorOut) > doorKeep {
+		doorOut = nil
 	}
-	call := string(doorIn[:n])
-	doors.mu.Lock()
-	enter := doors.m[run]
-	doors.mu.Unlock()
 	text, detached := "!the program has finished; ctx calls are closed", false
-	if enter != nil {
-		text, detached = enter(int(id), call)
+	if n < 0 || int(n) > len(doorIn) {
+		text = "!direct: the call's length is out of range"
+	} else {
+		call := string(doorIn[:n])
+		if cap(doorIn) > doorKeep {
+			doorIn = nil
+		}
+		doors.mu.Lock()
+		enter := doors.m[run]
+		doors.mu.Unlock()
+		if enter != nil {
+			text, detached = enter(int(id), call)
+		}
 	}
 	if detached {
 		// The call's goroutine (or one it waits on) may be runnable, and an
