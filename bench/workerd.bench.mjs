@@ -68,21 +68,13 @@ try {
     if (res.status !== want) throw new Error(`${method} ${path}: ${res.status} ${text}`);
     return text ? JSON.parse(text) : null;
   };
-  // timedInner: as timed, for an f that answers its own latency (the
-  // request's, without a pause it makes first); req/s counts the pauses.
-  const timedInner = async (n, f) => {
-    const lat = [];
-    const t0 = performance.now();
-    for (let i = 0; i < n; i++) lat.push(await f(i));
-    const total = performance.now() - t0;
-    lat.sort((a, b) => a - b);
-    return { p50: lat[Math.floor(n / 2)], p90: lat[Math.floor(n * 0.9)], rps: n / (total / 1000) };
-  };
-  // timed runs f n times in sequence: p50, p90, and requests per second.
-  const timed = async (n, f) => {
+  // timed runs f n times in sequence: p50, p90, and requests per second;
+  // with pause, each after that many ms idle (not timed; req/s counts it).
+  const timed = async (n, f, pause = 0) => {
     const lat = [];
     const t0 = performance.now();
     for (let i = 0; i < n; i++) {
+      if (pause) await new Promise((r) => setTimeout(r, pause));
       const s = performance.now();
       await f(i);
       lat.push(performance.now() - s);
@@ -147,12 +139,11 @@ try {
   // these rows are the latency a program sees; back to back (the rows
   // above) that work is in the next request's way. A tool call paced the
   // same way is what the program row is compared with.
-  const paused = (f) => async (i) => { await new Promise((r) => setTimeout(r, PAUSE)); const s = performance.now(); await f(i); return performance.now() - s; };
-  const pacedTool = await timedInner(Math.min(N, 100), paused(async () => {
+  const pacedTool = await timed(Math.min(N, 100), async () => {
     if ((await call('POST', `${tools}/read`, {})).exitCode !== 1) throw new Error('read {} was not refused');
-  }));
+  }, PAUSE);
   row(`tool call (read {}), each after a ${PAUSE} ms pause`, pacedTool, '–', '–');
-  const pacedTrivial = await timedInner(Math.min(N, 100), paused(() => call('POST', prog, trivialSrc)));
+  const pacedTrivial = await timed(Math.min(N, 100), () => call('POST', prog, trivialSrc), PAUSE);
   row(`program, trivial, each after a ${PAUSE} ms pause (its runtime and realm made ahead while idle)`, pacedTrivial, '–', '–');
   const K = 100; // ctx calls in one program: the per-call cost is the difference over K
   const many = await timed(Math.max(20, Math.floor(N / 5)), async () => {

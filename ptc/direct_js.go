@@ -44,7 +44,9 @@ type directCall struct {
 // call into Go's memory and calls codeWasmDoor, a function Go exports, so
 // a call enters Go without a js.FuncOf event (no JS values handed over,
 // no event object read, no finalizers: the Go side of a crossing went
-// from ~50 to ~15 µs in Node). Without the loader there is no door.
+// from ~50 to ~20 µs in a V8 profile). Without the loader there is no
+// door. The door's JS side keeps the settle function and refuses a call
+// before it is given.
 //
 // The call runs on a worker goroutine (one kept per call in flight, so
 // its stack has grown already: a fresh goroutine per call spent a tenth
@@ -62,11 +64,16 @@ func newDirect(ctx context.Context, b Bridge, maxInFlight, maxArgs int, wg *sync
 	if doorHelper.Type() != js.TypeObject {
 		return nil, func() {}, func() {} // no loader: ctx calls go through ptc.poll
 	}
+	doors.mu.Lock()
+	doors.next++
+	id := doors.next
+	doors.mu.Unlock()
+	// settle answers a detached call through the door's JS side.
+	settle := func(c int, ok bool, text string) { doorHelper.Call("settle", id, c, ok, text) }
 	var (
 		mu       sync.Mutex
 		closed   bool
 		inFlight int
-		settle   func(id int, ok bool, text string) // the host's settle(id, ok, text), once given
 	)
 	work := make(chan *directCall)
 	quit := make(chan struct{})
@@ -101,8 +108,6 @@ func newDirect(ctx context.Context, b Bridge, maxInFlight, maxArgs int, wg *sync
 		switch {
 		case closed:
 			msg = "!the program has finished; ctx calls are closed"
-		case settle == nil:
-			msg = "!direct(settle) was not called"
 		case inFlight >= maxInFlight:
 			msg = fmt.Sprintf("!ctx.%s refused: maxInFlight=%d calls are already outstanding", method, maxInFlight)
 		default:
@@ -139,16 +144,10 @@ func newDirect(ctx context.Context, b Bridge, maxInFlight, maxArgs int, wg *sync
 		}
 		mu.Unlock()
 	}
-	// The loader's doors (npm/src/door.mjs): JS keeps the settle function
-	// and calls codeWasmDoor, which finds this run by its id.
+	// codeWasmDoor finds this run's calls by its id.
 	doors.mu.Lock()
-	doors.next++
-	id := doors.next
 	doors.m[id] = enter
 	doors.mu.Unlock()
-	mu.Lock()
-	settle = func(c int, ok bool, text string) { doorHelper.Call("settle", id, c, ok, text) }
-	mu.Unlock()
 	return doorHelper.Call("make", id), closeDoor, func() {
 		closeDoor()
 		doors.mu.Lock()

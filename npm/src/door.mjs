@@ -11,8 +11,8 @@
 // len) runs the call and answers the length of its answer (-1: the call
 // waits on the event loop; settle answers it later), codeWasmDoorOut()
 // where that answer is. The loader hands makeDoors(exports) to Go at start
-// (globalThis.__a3sCodeWasmDoor, read once); without it Go makes a js.FuncOf
-// door per run (go test's wasm_exec).
+// (globalThis.__a3sCodeWasmDoor, read once); without it (go test's
+// wasm_exec) there is no door, and ctx calls go through ptc.poll.
 
 /**
  * @param {any} exports the Go instance's exports (mem and the three door functions)

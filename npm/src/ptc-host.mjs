@@ -47,6 +47,22 @@ export function realmArgs(init, maxToolCalls) {
   return { ...a, key: JSON.stringify([a.methods, a.tools, a.name, a.maxToolCalls]) };
 }
 
+// realmStreak returns note(a), told each run's realmArgs in turn: the
+// arguments to call the next realm ahead for, once two runs in a row had
+// the same, else null. After a change a realm is left uncalled: one called
+// for other arguments is dropped, and its run makes a realm from the
+// start, which programs alternating their tools or limits would pay every
+// run.
+export function realmStreak() {
+  let lastKey = '', streak = 0;
+  /** @param {ReturnType<typeof realmArgs>} a */
+  return (a) => {
+    streak = a.key === lastKey ? streak + 1 : 1;
+    lastKey = a.key;
+    return streak >= 2 ? a : null;
+  };
+}
+
 // The static check the engines repeat (Go checks first): no `import`
 // keyword. QuickJS has no module loader here, so an import() would only
 // fail; the check keeps the refusal early and uniform across engines.
@@ -114,15 +130,14 @@ export function makePtcHostKinds(newWorker, runtime) {
   // its realm ahead (workerMain's {t:'prepare'}), for the memoryBytes and
   // the realm arguments of the last run.
   let memoryBytes = LIMITS.memoryBytes;
-  // The realm arguments of the last runs (realmArgs): a spare's realm is
-  // called for them once two runs in a row had the same (makeQuickJSPool's
-  // expect says why).
-  let realm = null, lastKey = '', streak = 0;
+  // What a spare's realm is called ahead for (realmStreak), if anything.
+  const note = realmStreak();
+  let realm = null;
   const refill = () => {
     if (spare) return;
     try {
       spare = start();
-      if (wasmModule) spare.handle.post({ t: 'prepare', wasmModule, memoryBytes, realm: streak >= 2 ? realm : null });
+      if (wasmModule) spare.handle.post({ t: 'prepare', wasmModule, memoryBytes, realm });
     } catch (_) { /* none: the next run starts its own worker, and says why if it cannot */ }
   };
   class Run {
@@ -138,9 +153,7 @@ export function makePtcHostKinds(newWorker, runtime) {
       this.wake = null;
       const init = { name: String(p.name), source: String(p.source), inputs: JSON.stringify(p.inputs ?? {}),
         methods: (p.methods ?? []).map(String), tools: (p.tools ?? []).map(String), ...limits };
-      realm = realmArgs(init, limits.maxToolCalls);
-      streak = realm.key === lastKey ? streak + 1 : 1;
-      lastKey = realm.key;
+      realm = note(realmArgs(init, limits.maxToolCalls));
       this.w = spawn(init, {
         message: (m) => {
           if (m && m.t === 'running') { this.running = true; this.backstop(limits.timeoutMs + 1000, limits.timeoutMs); }

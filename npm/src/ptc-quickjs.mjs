@@ -22,7 +22,7 @@
 import { QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { QuickJSFFI } from '@jitl/quickjs-ng-wasmfile-release-sync/ffi';
 import loadEmscripten from '@jitl/quickjs-ng-wasmfile-release-sync/emscripten-module';
-import { startLimits, realmArgs } from './ptc-host.mjs';
+import { startLimits, realmArgs, realmStreak } from './ptc-host.mjs';
 // The realm's side of the engine, one source with the native engine
 // (ptc/qjsengine/prelude.js, generated into ptc-prelude.mjs):
 // (send, finish, violation, methodsJSON, toolsJSON, scriptName, maxToolCalls) => {deliver, start, fail}.
@@ -128,7 +128,7 @@ export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackByt
   const flush = () => { while (returning.length) /** @type {() => void} */ (returning.shift())(); };
   /** @type {RealmArgs | null} */
   let expected = null;
-  let lastKey = '', streak = 0;
+  const note = realmStreak();
   // prepare makes inst's spare realm, if inst is still idle; an instance
   // that cannot make one is dropped.
   const prepare = (/** @type {Pooled} */ inst) => {
@@ -175,17 +175,10 @@ export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackByt
   return {
     memoryBytes,
     stackBytes,
-    // expect tells the pool a run's realm arguments. Once two runs in a
-    // row had the same, the realms it makes are called for them; after a
-    // change they are left uncalled (a realm called for other arguments is
-    // dropped, and its run makes a realm from the start: programs that
-    // alternate their tools or limits would pay that every run).
+    // expect tells the pool a run's realm arguments: the realms it makes
+    // are called for what realmStreak answers.
     /** @param {RealmArgs} a */
-    expect(a) {
-      streak = a.key === lastKey ? streak + 1 : 1;
-      lastKey = a.key;
-      expected = streak >= 2 ? a : null;
-    },
+    expect(a) { expected = note(a); },
     // usedAhead counts a run that took a realm whose prelude was called ahead.
     usedAhead() { ahead++; },
     // defer runs fn (a run's retire) in a task, or when a run asks for an
