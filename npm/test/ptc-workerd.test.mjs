@@ -160,6 +160,41 @@ test('a ctx call the door detached is settled without any other entry into Go', 
   }
 });
 
+// The door moves a call as UTF-8 bytes through Go's memory (door.mjs):
+// text of every width arrives exactly, a lone surrogate is refused as on
+// every other path (never aliased to U+FFFD and another file), and a call
+// over maxResultBytes never leaves the engine.
+test('through the door: exact text, lone surrogates refused, oversized arguments stopped in the engine', async () => {
+  const s = await createWorkerdSession({ workspace: { kind: 'memory', files: { 'a.txt': 'alpha\n' } } });
+  try {
+    const text = 'é'.repeat(70000) + '\u{1F600}\u4E2D' + 'x'.repeat(30000) + '\n';
+    const r = await s.program({
+      source: `async function run(ctx, inputs) {
+        await ctx.tool('write', { file_path: 'w.txt', content: inputs.text });
+        let lone = '';
+        try { await ctx.readFile('a\\ud800.txt') } catch (e) { lone = e.message }
+        let bad = '';
+        try { await ctx.tool('write', { file_path: 'x\\udc00.txt', content: 'no' }) } catch (e) { bad = e.message }
+        let big = '';
+        try { await ctx.tool('write', { file_path: 'big.txt', content: 'y'.repeat(2 << 20) }) } catch (e) { big = e.message }
+        return { lone, bad, big };
+      }`,
+      inputs: { text },
+      allowedTools: ['read', 'write'],
+      limits: { timeoutMs: 60000 },
+    });
+    assert.equal(r.exitCode, 0, r.output);
+    const v = JSON.parse(r.metadataJson).script_result;
+    assert.equal(await s.readText('w.txt'), text, 'every byte of the written text');
+    assert.match(v.lone, /surrogate/i);
+    assert.match(v.bad, /surrogate/i, 'a lone surrogate in a written path is refused');
+    assert.match(v.big, /bytes of JSON; the limit is 1048576/);
+    assert.deepEqual(Object.keys(await s.exportFiles()).sort(), ['a.txt', 'w.txt'], 'nothing else was written');
+  } finally {
+    await s.close();
+  }
+});
+
 // With an idle QuickJS instance, a script that needs no event-loop turn
 // settles inside ptc.start, which answers its one poll as `first` and has
 // already stopped the run: Go makes no ptc.poll and no ptc.stop. A script
