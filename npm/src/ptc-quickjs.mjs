@@ -108,18 +108,142 @@ async function loadQuickJS(wasmModule, wasmMemory) {
 // "Why do workerd programs share QuickJS instances?").
 const POOL_GROWTH = 8 << 20;
 
+// Images. Back to back, a run found no realm made ahead (making one, ~2 ms
+// here, is most of a trivial program), so the pool also keeps, per idle
+// instance, an image of its memory taken right after a realm's prelude
+// was called ahead, and after a run in that realm puts the image back
+// instead of disposing the realm and making the next: the instance is
+// then, byte for byte, as it was before any script ran in it (RATIONALE.md
+// "Why does a workerd run restore an image of its instance?"). The image
+// leaves out the C stack, where nothing is live between calls: the pinned
+// build (@jitl/quickjs-ng-wasmfile-release-sync 0.32.0, Emscripten's
+// STACK_SIZE 5 MiB) keeps its static data below STACK_BASE and its heap
+// above STACK_TOP, the initial value of its stack pointer (a test reads
+// both from the .wasm). What a restore cannot reset is the JS side of
+// quickjs-emscripten: handles it caches (LAZY) made during a run would
+// point into freed memory, so such an instance is dropped instead.
+const STACK_TOP = 5342832;
+const STACK_BASE = STACK_TOP - (5 << 20);
+const BRK_AT = 96576; // sbrk's break, a static word (its initial value is the heap's base)
+const IMAGE_MAX = 4 << 20; // a heap over this is not copied (a restore would cost more than a realm)
+export const QJS_LAYOUT = { STACK_TOP, STACK_BASE, BRK_AT };
+const LAZY = ['_undefined', '_null', '_true', '_false', '_global', '_BigInt', '_Symbol', '_SymbolIterator', '_SymbolAsyncIterator'];
+
+/**
+ * @typedef {{low: Uint8Array, high: Uint8Array, realm: Spare, lazy: string, seedAt: number}} Image
+ */
+
+// ctxPointer is the address of vm's JSContext (quickjs-emscripten keeps it protected).
+const ctxPointer = (/** @type {any} */ vm) => /** @type {number} */ (vm.ctx.value);
+
+// lazyOf names the handles vm has cached (quickjs-emscripten's getters).
+const lazyOf = (/** @type {any} */ vm) => LAZY.filter((k) => vm[k]).join(',');
+
+// takeImage copies inst's memory for realm: the static data and the heap
+// up to the break (where sbrk keeps it, BRK_AT: every block malloc owns
+// lies below it), or answers null when the heap is over IMAGE_MAX.
+/** @param {Pooled} inst @param {Spare} realm @param {number} seedAt @returns {Image | null} */
+function takeImage(inst, realm, seedAt) {
+  for (const k of ['undefined', 'null', 'true', 'false', 'global']) void realm.vm[k]; // cached now, not in a run
+  const buf = inst.memory.buffer;
+  const brk = new DataView(buf).getUint32(BRK_AT, true);
+  if (brk < STACK_TOP || brk > buf.byteLength || brk - STACK_TOP > IMAGE_MAX) return null;
+  return { low: new Uint8Array(buf, 0, STACK_BASE).slice(), high: new Uint8Array(buf, STACK_TOP, brk - STACK_TOP).slice(), realm, lazy: lazyOf(realm.vm), seedAt };
+}
+
+// restoreImage puts inst's image back and gives its realm a fresh seed for
+// Math.random (in the image, every run would draw the same numbers); it
+// answers false when the instance cannot be reused.
+/** @param {Pooled} inst */
+function restoreImage(inst) {
+  const img = inst.image;
+  if (!img || lazyOf(img.realm.vm) !== img.lazy) return false;
+  const buf = inst.memory.buffer;
+  const bytes = new Uint8Array(buf);
+  bytes.set(img.low, 0);
+  bytes.set(img.high, STACK_TOP);
+  const seed = new Uint32Array(2);
+  crypto.getRandomValues(seed);
+  seed[0] |= 1; // xorshift's state is never zero
+  const view = new DataView(buf);
+  const at = ctxPointer(img.realm.vm) + img.seedAt;
+  view.setUint32(at, seed[0], true);
+  view.setUint32(at + 4, seed[1], true);
+  if (img.realm.hooks) Object.assign(img.realm.hooks, { send: null, finish: null, violation: null });
+  inst.spare = img.realm;
+  return true;
+}
+
+// findSeed answers where a context keeps its Math.random state (an offset
+// from the context's pointer), or -1: the one 8-byte field that changes
+// when Math.random is called and not otherwise, and that, set to one
+// value twice, makes Math.random answer the same number twice.
+/** @param {QuickJSWASMModule} QuickJS @param {WebAssembly.Memory} memory */
+function findSeed(QuickJS, memory) {
+  const rt = QuickJS.newRuntime(), vm = rt.newContext();
+  try {
+    const p = ctxPointer(vm), N = 1024;
+    const ev = (/** @type {string} */ s) => {
+      const r = vm.evalCode(s);
+      if (r.error) { r.error.dispose(); throw new Error('probe'); }
+      const v = vm.dump(/** @type {any} */ (r).value);
+      /** @type {any} */ (r).value.dispose();
+      return v;
+    };
+    const diff = (/** @type {string} */ s) => {
+      const a = new Uint8Array(memory.buffer, p, N).slice();
+      ev(s);
+      const b = new Uint8Array(memory.buffer, p, N);
+      const o = [];
+      for (let i = 0; i < N; i++) if (a[i] !== b[i]) o.push(i);
+      return o;
+    };
+    ev('Math.random() + 0.25');
+    const found = new Set();
+    for (let k = 0; k < 4; k++) {
+      const plain = new Set(diff('0.75000000 + 0.25'));
+      for (const o of diff('Math.random() + 0.25')) if (!plain.has(o)) found.add(o);
+    }
+    const at = Math.min(...found) & ~7;
+    if (!found.size || [...found].some((o) => o < at || o >= at + 8)) return -1;
+    const set = (/** @type {number} */ lo) => { const v = new DataView(memory.buffer); v.setUint32(p + at, lo, true); v.setUint32(p + at + 4, 7, true); };
+    set(12345); const x = ev('Math.random()');
+    set(12345); const y = ev('Math.random()');
+    set(54321); const z = ev('Math.random()');
+    return x === y && x !== z ? at : -1;
+  } catch {
+    return -1;
+  } finally {
+    vm.dispose();
+    rt.dispose();
+  }
+}
+
+// hostArgs are the prelude's arguments for realm arguments e: its three
+// host functions, which reach whatever hooks holds when they are called
+// (a realm made ahead gets its run's later), and e's fields.
+/** @param {any} v @param {Hooks} hooks @param {RealmArgs} e */
+const hostArgs = (v, hooks, e) => [
+  v.newFunction('send', (/** @type {any[]} */ ...a) => (hooks.send ? hooks.send(...a) : v.newString('~the program has not started'))),
+  v.newFunction('finish', (/** @type {any[]} */ ...a) => { hooks.finish?.(...a); }),
+  v.newFunction('violation', (/** @type {any[]} */ ...a) => { hooks.violation?.(...a); }),
+  v.newString(e.methods), v.newString(e.tools), v.newString(e.name), v.newNumber(e.maxToolCalls)];
+
 /**
  * @typedef {ReturnType<typeof realmArgs>} RealmArgs
  * @typedef {{send: Function | null, finish: Function | null, violation: Function | null}} Hooks
  * @typedef {{rt: any, vm: any, fn: any, kit: any, key: string, hooks: Hooks | null}} Spare fn: the prelude's function (not yet called), or kit: what its call made for key
- * @typedef {{QuickJS: QuickJSWASMModule, memory: WebAssembly.Memory, spare: Spare | null}} Pooled
+ * @typedef {{QuickJS: QuickJSWASMModule, memory: WebAssembly.Memory, spare: Spare | null, image?: Image | null}} Pooled
  * @param {WebAssembly.Module} wasmModule @param {number} memoryBytes
- * @param {{maxIdle?: number, stackBytes?: number, remake?: boolean}} [opts] remake: make a realm ahead after each give (false: only prime does)
+ * @param {{maxIdle?: number, stackBytes?: number, remake?: boolean, images?: boolean}} [opts] remake: make a realm ahead after each give (false: only prime does); images: keep an image of a realm whose prelude was called ahead, and restore it after a run in it
  */
-export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackBytes = 0, remake = true } = {}) {
+export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackBytes = 0, remake = true, images = remake } = {}) {
   /** @type {Pooled[]} */
   const idle = [];
-  let made = 0, ahead = 0;
+  let made = 0, ahead = 0, restored = 0;
+  // seedAt: where a context keeps its Math.random state (findSeed), once
+  // known; -1: images are off.
+  let seedAt = images ? NaN : -1;
   // Instances on their way back (retire, deferred by their run to a task
   // after its answer): a run that needs an instance before that task ran
   // takes them back itself first, so back-to-back runs reuse them.
@@ -131,8 +255,17 @@ export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackByt
   const note = realmStreak();
   // prepare makes inst's spare realm, if inst is still idle; an instance
   // that cannot make one is dropped.
+  // image takes inst's image for realm (its prelude just called), when
+  // images are on and realm's arguments are the ones expected.
+  const image = (/** @type {Pooled} */ inst, /** @type {Spare} */ realm) => {
+    inst.image = null;
+    if (!images || !expected || expected.key !== realm.key) return;
+    if (Number.isNaN(seedAt)) seedAt = findSeed(inst.QuickJS, inst.memory);
+    if (seedAt >= 0) inst.image = takeImage(inst, realm, seedAt);
+  };
   const prepare = (/** @type {Pooled} */ inst) => {
     if (inst.spare || !idle.includes(inst)) return;
+    inst.image = null;
     let rt = null, vm = null;
     try {
       rt = inst.QuickJS.newRuntime();
@@ -151,13 +284,8 @@ export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackByt
       } else {
         /** @type {Hooks} */
         const hooks = { send: null, finish: null, violation: null };
-        const v = vm;
-        const args = [
-          v.newFunction('send', (/** @type {any[]} */ ...a) => (hooks.send ? hooks.send(...a) : v.newString('~the program has not started'))),
-          v.newFunction('finish', (/** @type {any[]} */ ...a) => { hooks.finish?.(...a); }),
-          v.newFunction('violation', (/** @type {any[]} */ ...a) => { hooks.violation?.(...a); }),
-          v.newString(e.methods), v.newString(e.tools), v.newString(e.name), v.newNumber(e.maxToolCalls)];
-        const called = v.callFunction(fn, v.undefined, ...args);
+        const args = hostArgs(vm, hooks, e);
+        const called = vm.callFunction(fn, vm.undefined, ...args);
         fn.dispose();
         args.forEach((h) => h.dispose());
         if (called.error) {
@@ -165,6 +293,7 @@ export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackByt
           throw new Error('the prelude failed');
         }
         inst.spare = { rt, vm, fn: null, kit: /** @type {any} */ (called).value, key: e.key, hooks };
+        image(inst, inst.spare);
       }
       made++;
     } catch {
@@ -188,6 +317,19 @@ export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackByt
       returning.push(fn);
       if (returning.length === 1) setTimeout(flush, 0);
     },
+    // image: a run that made its own realm in a lent instance offers it
+    // right after its prelude was called (see image above).
+    image,
+    // restore puts back the image of inst (a run's instance, after it
+    // succeeded in the image's realm) and gives inst back; false: inst
+    // cannot be reused (its caller disposes or drops it).
+    /** @param {Pooled} inst */
+    restore(inst) {
+      if (!restoreImage(inst)) return false;
+      restored++;
+      this.give(inst);
+      return true;
+    },
     // takeNow lends an idle instance, or answers undefined (take loads one).
     /** @returns {Pooled | undefined} */
     takeNow: () => { flush(); return idle.pop(); },
@@ -204,7 +346,7 @@ export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackByt
     give(inst) {
       if (idle.length < maxIdle && inst.memory.buffer.byteLength <= IMAGE_BYTES + POOL_GROWTH) {
         idle.push(inst);
-        if (stackBytes && remake) setTimeout(() => prepare(inst), 0);
+        if (stackBytes && remake && !inst.spare) setTimeout(() => prepare(inst), 0);
       }
     },
     // prime loads an instance and makes its realm now (a worker's spare,
@@ -222,6 +364,8 @@ export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackByt
     made: () => made,
     // ahead: how many runs took a realm whose prelude was called ahead.
     ahead: () => ahead,
+    // restored: how many times an instance's image was put back.
+    restored: () => restored,
   };
 }
 
@@ -345,6 +489,7 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
       spare.rt.dispose();
     } catch { /* its instance serves this run only */ }
     spare = null;
+    lent.image = null; // its realm is gone
   }
   const rt = spare ? spare.rt : QuickJS.newRuntime();
   if (!spare) {
@@ -513,13 +658,16 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
     } else {
       const fn = spare ? spare.fn : unwrap(vm.evalCode(PRELUDE, '<ptc-prelude>'));
       if (!fn) return;
-      const args = [vm.newFunction('send', send), vm.newFunction('finish', finish), vm.newFunction('violation', violation),
-        vm.newString(realm.methods), vm.newString(realm.tools), vm.newString(realm.name), vm.newNumber(realm.maxToolCalls)];
+      const hooks = { send, finish, violation };
+      const args = hostArgs(vm, hooks, realm);
       const made = vm.callFunction(fn, vm.undefined, ...args);
       fn.dispose();
       args.forEach((h) => h.dispose());
       if (made.error) { failWith(made.error); return; }
       kit = /** @type {any} */ (made).value;
+      // Nothing made before this point is disposed after it: the image
+      // taken here is what a restore puts back.
+      if (lent) pool.image(lent, { rt, vm, fn: null, kit, key: realm.key, hooks });
     }
     deadline = Date.now() + lim.timeoutMs;
     deadlineTimer = setTimeout(expire, lim.timeoutMs);
@@ -546,6 +694,13 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
   // anything else the instance is dropped, and nothing of it runs again.
   function retire() {
     if (broken || stopped) return;
+    // A run in the realm of its instance's image: the image goes back,
+    // nothing is disposed (disposing after a restore would free the
+    // image's own memory), and the realm is ready for the next run.
+    if (lent.image && lent.image.realm.rt === rt) {
+      pool.restore(lent);
+      return;
+    }
     try {
       for (const h of [deliver, flushFn, kit]) if (h && h.alive) h.dispose();
       vm.dispose();

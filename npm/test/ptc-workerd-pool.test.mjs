@@ -88,13 +88,96 @@ test('a realm made ahead is taken by one run only, and holds nothing of the run 
   assert.deepEqual([pool.idle(), pool.spares(), pool.made()], [1, 1, 1], 'one idle instance holding one realm made ahead');
   const b = await run(pool, 'async function run() { return [typeof globalThis.leak, typeof ({}).polluted, typeof print, typeof std] }');
   assert.deepEqual([b.ok, b.value], [true, '["undefined","undefined","undefined","undefined"]'], 'nothing of run 1, no engine globals');
-  assert.equal(pool.spares(), 0, 'the realm was taken, not left for another run');
-  // The next run starts before a task could make another realm: it makes its own.
-  const c = await run(pool, 'async function run() { try { eval("1"); return "eval ran" } catch (e) { return e.name } }');
+  // b's realm was called for the arguments of two runs in a row: its
+  // instance's image was taken before b's script ran and is put back after.
+  assert.deepEqual([pool.spares(), pool.restored()], [1, 1], 'the image of b\'s realm, put back');
+  const c = await run(pool, 'globalThis.leak = 3; async function run() { try { eval("1"); return "eval ran" } catch (e) { return e.name } }');
   assert.deepEqual([c.ok, c.value], [true, '"EvalError"'], 'code generation from strings is disabled');
+  const d = await run(pool, 'async function run() { return [typeof globalThis.leak, typeof ({}).polluted] }');
+  assert.deepEqual([d.ok, d.value], [true, '["undefined","undefined"]'], 'nothing of c in d\'s realm');
   await turn();
   assert.equal(pool.spares(), 1);
-  assert.ok(pool.made() >= 2 && pool.made() <= 3, `made ${pool.made()}`);
+  assert.deepEqual([pool.made(), pool.restored()], [1, 3], 'one realm made ahead (for b), then images');
+});
+
+// Back to back no task runs between two runs, so no realm can be made
+// ahead; the image of a realm whose prelude was called (taken once, before
+// its script ran) is put back after each run instead.
+test('back to back, each run in an image\'s realm puts the image back: the next sees nothing of it, draws other Math.random numbers, makes nothing', async () => {
+  const pool = makeQuickJSPool(wasm, WORKERD_LIMITS.memoryCap, { stackBytes: WORKERD_LIMITS.stackBytes });
+  const i0 = instantiations;
+  for (let i = 0; i < 2; i++) assert.equal((await run(pool, 'async function run() { return 0 }')).ok, true);
+  const made = pool.made(), r0 = pool.restored();
+  const seen = new Set();
+  const N = 30;
+  for (let i = 0; i < N; i++) {
+    // Each run looks for what the one before it left, then leaves the
+    // same: globals, polluted prototypes, a replaced intrinsic, a heap of
+    // strings (the heap grows past the image), a pending promise.
+    const m = await run(pool, `var mark = [typeof globalThis.leak, typeof ({}).polluted, typeof [].x, typeof Math.max, typeof globalThis.kept];
+      globalThis.leak = ${i}; Object.prototype.polluted = 1; Array.prototype.x = 1; Math.max = null;
+      globalThis.kept = Array.from({ length: 20000 }, (_, j) => 'run ${i} ' + j); new Promise(() => {});
+      async function run() { return [mark, Math.random(), kept.length] }`);
+    assert.equal(m.ok, true, `run ${i}: ${m.error?.message}`);
+    const [mark, r, n] = JSON.parse(m.value);
+    assert.deepEqual(mark, ['undefined', 'undefined', 'undefined', 'function', 'undefined'], `run ${i} saw the run before it`);
+    assert.equal(n, 20000);
+    seen.add(r);
+  }
+  assert.equal(seen.size, N, 'each run draws its own Math.random numbers');
+  assert.equal(pool.restored() - r0, N, 'every run put the image back');
+  assert.equal(pool.made(), made, 'no realm was made');
+  assert.equal(instantiations - i0, 1, 'one instance');
+  // A run with other ctx methods drops the image and makes its realm; two
+  // such runs in a row image theirs.
+  const other = (/** @type {number} */ i) => new Promise((resolve) => {
+    const init = { name: 'p.js', source: `async function run() { return [${i}, typeof globalThis.leak] }`, inputs: '{}', methods: ['tool'], tools: ['read'], timeoutMs: 20000 };
+    runProgram(init, (m) => { if (m.t === 'done') setTimeout(() => resolve(m), 0); }, { ...WORKERD_LIMITS, wasmModule: wasm, pool });
+  });
+  const r1 = pool.restored();
+  assert.deepEqual([(await other(1)).value, pool.restored()], ['[1,"undefined"]', r1], 'other arguments: no image');
+  assert.deepEqual([(await other(2)).value, pool.restored()], ['[2,"undefined"]', r1 + 1], 'the same twice: imaged');
+  assert.deepEqual([(await other(3)).value, pool.restored()], ['[3,"undefined"]', r1 + 2]);
+});
+
+// The image leaves out the C stack and reads sbrk's break: both are where
+// ptc-quickjs.mjs says in the pinned build's .wasm.
+test('the QuickJS build\'s layout is the one the images assume', async () => {
+  const { QJS_LAYOUT } = await import(`${pkg}/src/ptc-quickjs.mjs`);
+  const b = await readFile(new URL(`${pkg}/dist/quickjs.wasm`, import.meta.url));
+  let p = 8;
+  const uleb = () => { let r = 0, sh = 0, x; do { x = b[p++]; r += (x & 0x7f) * 2 ** sh; sh += 7; } while (x & 0x80); return r; };
+  const sleb = () => { let r = 0, sh = 0, x; do { x = b[p++]; r |= (x & 0x7f) << sh; sh += 7; } while (x & 0x80); if (sh < 32 && (x & 0x40)) r |= -1 << sh; return r; };
+  let stackTop = -1, dataEnd = 0, brk = -1;
+  while (p < b.length) {
+    const id = b[p++], size = uleb(), end = p + size;
+    if (id === 6) { // globals: the first is the stack pointer, an i32.const
+      uleb(); p += 2;
+      assert.equal(b[p++], 0x41);
+      stackTop = sleb();
+    }
+    if (id === 11) { // data: active segments at an i32.const
+      for (let n = uleb(); n > 0; n--) {
+        assert.equal(uleb(), 0, 'an active segment of memory 0');
+        assert.equal(b[p++], 0x41);
+        const at = sleb();
+        p++; // end
+        const len = uleb();
+        if (at <= QJS_LAYOUT.BRK_AT && QJS_LAYOUT.BRK_AT < at + len) { // (the linker trims a segment's trailing zeros)
+          const word = Buffer.alloc(4);
+          b.copy(word, 0, p + QJS_LAYOUT.BRK_AT - at, p + Math.min(len, QJS_LAYOUT.BRK_AT + 4 - at));
+          brk = word.readUInt32LE(0);
+        }
+        dataEnd = Math.max(dataEnd, at + len);
+        p += len;
+      }
+    }
+    p = end;
+  }
+  assert.equal(stackTop, QJS_LAYOUT.STACK_TOP, 'the stack pointer starts at STACK_TOP');
+  assert.ok(dataEnd <= QJS_LAYOUT.STACK_BASE, `the static data (${dataEnd} B) lies below STACK_BASE`);
+  assert.ok(b.includes(Buffer.from([0x41, 0x80, 0x80, 0xc0, 0x02])), 'the build stores a 5 MiB stack size (i32.const 5242880)');
+  assert.ok(brk >= QJS_LAYOUT.STACK_TOP && brk < QJS_LAYOUT.STACK_TOP + (1 << 20), `sbrk's break starts at the heap's base (${brk})`);
 });
 
 test('in a realm made ahead: the memory cap, the stack bound, the CPU budget and a throw end the run and drop the instance', async () => {
