@@ -430,7 +430,10 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
     // after QuickJS returned: end may run inside it), or when the next
     // run asks the pool first. Deferred before post, so a task the host
     // schedules on done runs after it.
-    if (lent && msg.ok) pool.defer(retire);
+    // A run in its instance's image's realm gives the instance back after
+    // a failure too: the restore erases whatever the script did (a wasm
+    // fault excepted: retire drops that instance).
+    if (lent && (msg.ok || imaged())) pool.defer(retire);
     post(msg);
   };
   const atDeadline = () => `the program was stopped at its deadline (${lim.timeoutMs} ms)`;
@@ -601,6 +604,8 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
   // overflowing inside QuickJS, a trap) leaves the runtime unusable: the
   // program fails with it and nothing of this runtime runs again.
   let broken = false;
+  // imaged: this run's realm is the one its instance keeps an image of.
+  function imaged() { return !!(lent && lent.image && lent.image.realm.rt === rt); }
   const guard = (fn) => {
     if (broken || closed) return undefined;
     depth++;
@@ -690,17 +695,20 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
 
   const deliver = kit && guard(() => vm.getProp(kit, 'deliver'));
   // retire hands a lent instance back to the pool after the script
-  // succeeded (makeQuickJSPool), its realm and runtime disposed; after
-  // anything else the instance is dropped, and nothing of it runs again.
+  // succeeded (makeQuickJSPool), its realm and runtime disposed, or after
+  // any end but a wasm fault when the run's realm is its image's (the
+  // image put back); after anything else the instance is dropped, and
+  // nothing of it runs again.
   function retire() {
-    if (broken || stopped) return;
+    if (broken) return;
     // A run in the realm of its instance's image: the image goes back,
     // nothing is disposed (disposing after a restore would free the
     // image's own memory), and the realm is ready for the next run.
-    if (lent.image && lent.image.realm.rt === rt) {
+    if (imaged()) {
       pool.restore(lent);
       return;
     }
+    if (stopped) return;
     try {
       for (const h of [deliver, flushFn, kit]) if (h && h.alive) h.dispose();
       vm.dispose();

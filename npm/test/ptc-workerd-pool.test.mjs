@@ -25,8 +25,10 @@ const run = (pool, source, limits = {}) => new Promise((resolve) => {
   runProgram(init, (m) => { if (m.t === 'done') setTimeout(() => resolve(m), 0); }, { ...WORKERD_LIMITS, wasmModule: wasm, pool });
 });
 
+// Without images (a run in a realm of its own, e.g. after its arguments
+// changed) the realm is disposed, and a failed run drops its instance.
 test('a run that succeeds hands its instance back; the next run reuses it with a fresh realm', async () => {
-  const pool = makeQuickJSPool(wasm, WORKERD_LIMITS.memoryCap);
+  const pool = makeQuickJSPool(wasm, WORKERD_LIMITS.memoryCap, { images: false });
   const i0 = instantiations;
   const a = await run(pool, 'globalThis.leak = "from run 1"; async function run() { return 1 }');
   assert.deepEqual([a.ok, a.value], [true, '1']);
@@ -42,7 +44,7 @@ test('a run that succeeds hands its instance back; the next run reuses it with a
 });
 
 test('a stack overflow, a stopped loop, an exhausted memory and a big allocation drop the instance; the next run succeeds', async () => {
-  const pool = makeQuickJSPool(wasm, WORKERD_LIMITS.memoryCap);
+  const pool = makeQuickJSPool(wasm, WORKERD_LIMITS.memoryCap, { images: false });
   const cases = [
     ['stack overflow', 'async function run() { const f = () => f() + 1; return f() }', {}, /stack|RangeError/i],
     ['stopped loop', 'async function run() { for (;;) {} }', { timeoutMs: 200 }, /stopped/],
@@ -180,24 +182,31 @@ test('the QuickJS build\'s layout is the one the images assume', async () => {
   assert.ok(brk >= QJS_LAYOUT.STACK_TOP && brk < QJS_LAYOUT.STACK_TOP + (1 << 20), `sbrk's break starts at the heap's base (${brk})`);
 });
 
-test('in a realm made ahead: the memory cap, the stack bound, the CPU budget and a throw end the run and drop the instance', async () => {
+test('in an image\'s realm the stack bound, the CPU budget, a throw and the deadline end the run, and the image put back serves the next; the memory cap drops the instance', async () => {
   const pool = makeQuickJSPool(wasm, WORKERD_LIMITS.memoryCap, { stackBytes: WORKERD_LIMITS.stackBytes });
   const cases = [
-    ['memory cap', 'async function run() { const a = []; for (;;) a.push(new Uint8Array(1 << 20).fill(1)) }', {}, /memory/],
-    ['stack bound', 'async function run() { const f = () => f() + 1; return f() }', {}, /stack|RangeError/i],
-    ['CPU budget', 'async function run() { for (;;) {} }', { timeoutMs: 200 }, /stopped/],
-    ['a throw', 'async function run() { throw new TypeError("no") }', {}, /TypeError: no/],
+    ['memory cap', 'async function run() { const a = []; for (;;) a.push(new Uint8Array(1 << 20).fill(1)) }', {}, /memory/, false],
+    ['stack bound', 'async function run() { const f = () => f() + 1; return f() }', {}, /stack|RangeError/i, true],
+    ['CPU budget', 'async function run() { for (;;) {} }', { timeoutMs: 200 }, /stopped/, true],
+    ['a throw', 'async function run() { throw new TypeError("no") }', {}, /TypeError: no/, true],
+    ['the deadline, awaiting', 'async function run() { await new Promise(() => {}) }', { timeoutMs: 200 }, /deadline/, true],
   ];
-  for (const [what, source, limits, err] of cases) {
-    assert.equal((await run(pool, 'async function run() { return 0 }')).ok, true);
+  for (const [what, source, limits, err, kept] of cases) {
+    for (let i = 0; i < 2; i++) assert.equal((await run(pool, 'async function run() { return 0 }')).ok, true);
     await turn();
-    assert.equal(pool.spares(), 1, `${what}: a realm made ahead waits`);
-    const made = pool.made();
-    const d = await run(pool, source, limits);
+    assert.equal(pool.spares(), 1, `${what}: a realm waits`);
+    const made = pool.made(), restored = pool.restored();
+    const d = await run(pool, `globalThis.leak = 1; Object.prototype.polluted = 1; ${source}`, limits);
     assert.equal(d.ok, false, what);
     assert.match(d.error.message, err, what);
     await turn();
-    assert.deepEqual([pool.idle(), pool.spares(), pool.made()], [0, 0, made], `${what}: the instance is dropped, no realm made after it`);
+    if (kept) {
+      assert.deepEqual([pool.idle(), pool.spares(), pool.made(), pool.restored()], [1, 1, made, restored + 1], `${what}: the image put back`);
+      const n = await run(pool, 'async function run() { return [typeof globalThis.leak, typeof ({}).polluted, [3, 1, 2].sort().join()] }');
+      assert.deepEqual([n.ok, n.value], [true, '["undefined","undefined","1,2,3"]'], `${what}: nothing of it in the next run`);
+    } else {
+      assert.deepEqual([pool.idle(), pool.spares(), pool.made()], [0, 0, made], `${what}: the instance is dropped (its memory grew to the cap)`);
+    }
   }
 });
 
