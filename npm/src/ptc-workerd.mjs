@@ -3,8 +3,10 @@
 // QuickJS (ptc-quickjs.mjs) on the calling thread, behind the same ptc.*
 // host kinds as Node and browsers (ptc-host.mjs). Each run gets a fresh
 // QuickJS runtime and realm in an instance of the module imported by the
-// entry (never compiled from bytes); an instance is reused only after a
-// run that succeeded, and dropped after any failure.
+// entry (never compiled from bytes); an instance is reused after a run
+// that succeeded (or, when the run's realm was its image's, after any end
+// but a wasm fault: the image put back erases the run) and dropped
+// otherwise (makeQuickJSPool).
 //
 // On the calling thread a spinning script blocks the isolate, so the
 // script itself must stop: the interrupt handler enforces a CPU budget
@@ -24,10 +26,10 @@ export const WORKERD_LIMITS = { memoryCap: 32 << 20, ticksPerMs: 6, stackBytes: 
 // hostKinds; wasmModule is the QuickJS WebAssembly.Module the entry imports.
 /** @param {WebAssembly.Module} wasmModule */
 export function workerdPtcHostKinds(wasmModule) {
-  // Instances of the QuickJS module, each lent to one run at a time and
-  // taken back after a run that succeeded: a run gets a fresh runtime and
-  // realm, not a fresh instance, made while the isolate had nothing else
-  // to do (makeQuickJSPool).
+  // Instances of the QuickJS module, each lent to one run at a time: a
+  // run gets a fresh runtime and realm, not a fresh instance, made while
+  // the isolate had nothing else to do, or put back from an image of the
+  // instance taken before any script ran in it (makeQuickJSPool).
   const pool = makeQuickJSPool(wasmModule, WORKERD_LIMITS.memoryCap, { stackBytes: WORKERD_LIMITS.stackBytes });
   return makePtcHostKinds((events) => {
     let receive = null;
