@@ -89,7 +89,9 @@ async function loadQuickJS(wasmModule, wasmMemory) {
 // after a stack overflow this QuickJS build leaks the runtime's objects
 // without a word), once its context and runtime were disposed without
 // error and its memory had not grown past POOL_GROWTH beyond the image;
-// anything else drops it. memoryBytes: the cap of the
+// anything else drops it. (A run in the realm of the instance's image is
+// the exception: after any end but a wasm fault the image is put back,
+// which erases leaks too; see STACK_TOP.) memoryBytes: the cap of the
 // pooled instances (runs with another memoryBytes get an instance of
 // their own).
 //
@@ -257,6 +259,8 @@ export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackByt
   const note = realmStreak();
   // prepare makes inst's spare realm, if inst is still idle; an instance
   // that cannot make one is dropped.
+  // keeps: whether inst, given back, would be kept.
+  const keeps = (/** @type {Pooled} */ inst) => idle.length < maxIdle && inst.memory.buffer.byteLength <= IMAGE_BYTES + POOL_GROWTH;
   // image takes inst's image for realm (its prelude just called), when
   // images are on and realm's arguments are the ones expected.
   const image = (/** @type {Pooled} */ inst, /** @type {Spare} */ realm) => {
@@ -322,12 +326,13 @@ export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackByt
     // image: a run that made its own realm in a lent instance offers it
     // right after its prelude was called (see image above).
     image,
-    // restore puts back the image of inst (a run's instance, after it
-    // succeeded in the image's realm) and gives inst back; false: inst
-    // cannot be reused (its caller disposes or drops it).
+    // restore puts back the image of inst (a run's instance, after the
+    // run in the image's realm ended without a wasm fault) and gives inst
+    // back; false: inst is not kept (the pool is full, its memory grew
+    // too far, or its image cannot be put back) and is dropped.
     /** @param {Pooled} inst */
     restore(inst) {
-      if (!restoreImage(inst)) return false;
+      if (!keeps(inst) || !restoreImage(inst)) return false;
       restored++;
       this.give(inst);
       return true;
@@ -346,7 +351,7 @@ export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackByt
     },
     /** @param {Pooled} inst */
     give(inst) {
-      if (idle.length < maxIdle && inst.memory.buffer.byteLength <= IMAGE_BYTES + POOL_GROWTH) {
+      if (keeps(inst)) {
         idle.push(inst);
         if (stackBytes && remake && !inst.spare) setTimeout(() => prepare(inst), 0);
       }
@@ -501,6 +506,10 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
     rt.setMemoryLimit(lim.memoryBytes);
     rt.setMaxStackSize(stackBytes);
   }
+  // (removed first: quickjs-emscripten switches the C side on only when
+  // its JS side has no handler, and a restored image may have the C side
+  // off while the runtime object still holds an earlier run's handler)
+  rt.removeInterruptHandler();
   rt.setInterruptHandler(() => {
     if (closed || stopped) return true;
     if (++ticks > maxTicks) stopped = `the program was stopped at its CPU budget (${maxTicks} interrupt ticks for timeoutMs ${lim.timeoutMs})`;

@@ -55,7 +55,8 @@ export function workerdPtcHostKinds(wasmModule) {
         }
       },
       // Nothing of a stopped run reaches Go once receive is gone; its
-      // instance goes back to the pool only if its script still succeeds.
+      // instance goes back to the pool only if its script still ends as
+      // runProgram keeps an instance for (makeQuickJSPool).
       terminate() {
         stopped = true;
         receive = () => {};

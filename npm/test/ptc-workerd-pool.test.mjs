@@ -142,6 +142,31 @@ test('back to back, each run in an image\'s realm puts the image back: the next 
   assert.deepEqual([(await other(3)).value, pool.restored()], ['[3,"undefined"]', r1 + 2]);
 });
 
+// An image the pool takes while idle (prepare, for the arguments two runs
+// in a row had: here told by hand, as a concurrent run would) is taken
+// before any run set an interrupt handler; after the first run in it is
+// put back, the next run's loop must still be stopped at its CPU budget.
+// (The loop is finite, so a missing interrupt fails the test instead of
+// hanging it.)
+test('a loop in a realm put back from an image made while idle stops at its CPU budget or deadline', async () => {
+  const { realmArgs, startLimits } = await import(`${pkg}/src/ptc-host.mjs`);
+  const pool = makeQuickJSPool(wasm, WORKERD_LIMITS.memoryCap, { stackBytes: WORKERD_LIMITS.stackBytes });
+  assert.equal((await run(pool, 'async function run() { return 1 }')).ok, true);
+  const init = { name: 'p.js', source: '', inputs: '{}', methods: [], tools: [], timeoutMs: 20000 };
+  pool.expect(realmArgs(init, startLimits(init).maxToolCalls));
+  await turn();
+  assert.deepEqual([pool.spares(), pool.made()], [1, 1], 'a realm called and imaged while idle');
+  const loop = 'async function run() { let i = 0; for (; i < 5e7; i++) {} return i }';
+  for (let k = 0; k < 3; k++) {
+    const r0 = pool.restored();
+    const m = await run(pool, loop, { timeoutMs: 200 });
+    assert.equal(m.ok, false, `run ${k}: the loop ran to its end (${m.value})`);
+    assert.match(m.error.message, /stopped at its (CPU budget|deadline)/, `run ${k}`);
+    await turn();
+    assert.equal(pool.restored(), r0 + 1, `run ${k}: the image put back`);
+  }
+});
+
 // The image leaves out the C stack and reads sbrk's break: both are where
 // ptc-quickjs.mjs says in the pinned build's .wasm.
 test('the QuickJS build\'s layout is the one the images assume', async () => {
