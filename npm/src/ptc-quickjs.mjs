@@ -125,7 +125,8 @@ const POOL_GROWTH = 8 << 20;
 // above STACK_TOP, the initial value of its stack pointer (a test reads
 // both from the .wasm). What a restore cannot reset is the JS side of
 // quickjs-emscripten: handles it caches (LAZY) made during a run would
-// point into freed memory, so such an instance is dropped instead.
+// point into freed memory, so such an instance is dropped instead, and
+// the runtime's interrupt handler, which each run removes and sets.
 const STACK_TOP = 5342832;
 const STACK_BASE = STACK_TOP - (5 << 20);
 const BRK_AT = 96576; // sbrk's break, a static word (its initial value is the heap's base)
