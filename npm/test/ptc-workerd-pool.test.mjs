@@ -167,6 +167,50 @@ test('a loop in a realm put back from an image made while idle stops at its CPU 
   }
 });
 
+// Two runs at once hold two instances, each with its own image; a run
+// waits on a ctx call the host answers later, while the other runs.
+test('two runs at once, each waiting on a ctx call, in two instances with their own images: each sees only its own realm', async () => {
+  const pool = makeQuickJSPool(wasm, WORKERD_LIMITS.memoryCap, { stackBytes: WORKERD_LIMITS.stackBytes });
+  const i0 = instantiations;
+  // start runs a script whose ctx calls the host answers when told
+  // (answer), and resolves with its done message.
+  const start = (source) => {
+    let receive = null, asked = null;
+    const calls = [];
+    const done = new Promise((resolve) => {
+      const init = { name: 'p.js', source, inputs: '{}', methods: ['tool'], tools: [], timeoutMs: 20000 };
+      runProgram(init, (m) => {
+        if (m.t === 'call') { calls.push(m); asked?.(); }
+        if (m.t === 'done') setTimeout(() => resolve(m), 0);
+      }, { ...WORKERD_LIMITS, wasmModule: wasm, pool }).then((r) => { receive = r; });
+    });
+    const called = () => new Promise((r) => { if (calls.length) r(); else asked = r; });
+    const answer = async (value) => {
+      await called();
+      while (!receive) await new Promise((r) => setTimeout(r, 1));
+      const c = calls.shift();
+      receive({ t: 'reply', id: c.id, ok: true, value: JSON.stringify(value) });
+    };
+    return { done, answer };
+  };
+  const script = (tag) => `var seen = [typeof globalThis.mine, typeof globalThis.theirs, typeof ({}).polluted];
+    globalThis.mine = '${tag}'; Object.prototype.polluted = '${tag}';
+    async function run(ctx) { const got = await ctx.tool('echo', { tag: '${tag}' }); return [seen, got, globalThis.mine] }`;
+  for (let round = 0; round < 8; round++) {
+    const a = start(script('a' + round)), b = start(script('b' + round));
+    // Answer in either order: each run's answer reaches its own realm.
+    if (round % 2) { await b.answer('for b' + round); await a.answer('for a' + round); }
+    else { await a.answer('for a' + round); await b.answer('for b' + round); }
+    const [ma, mb] = await Promise.all([a.done, b.done]);
+    assert.equal(ma.ok, true, `round ${round} a: ${ma.error?.message}`);
+    assert.equal(mb.ok, true, `round ${round} b: ${mb.error?.message}`);
+    assert.deepEqual(JSON.parse(ma.value), [['undefined', 'undefined', 'undefined'], 'for a' + round, 'a' + round]);
+    assert.deepEqual(JSON.parse(mb.value), [['undefined', 'undefined', 'undefined'], 'for b' + round, 'b' + round]);
+  }
+  assert.equal(instantiations - i0, 2, 'two instances, reused');
+  assert.ok(pool.restored() >= 12, `images put back: ${pool.restored()}`);
+});
+
 // The image leaves out the C stack and reads sbrk's break: both are where
 // ptc-quickjs.mjs says in the pinned build's .wasm.
 test('the QuickJS build\'s layout is the one the images assume', async () => {
