@@ -118,7 +118,7 @@ const POOL_GROWTH = 8 << 20;
 // was called ahead, and after a run in that realm puts the image back
 // instead of disposing the realm and making the next: the instance is
 // then, byte for byte, as it was before any script ran in it (RATIONALE.md
-// "Why does a workerd run restore an image of its instance?"). The image
+// "Why does a workerd run put back an image of its instance?"). The image
 // leaves out the C stack, where nothing is live between calls: the pinned
 // build (@jitl/quickjs-ng-wasmfile-release-sync 0.32.0, Emscripten's
 // STACK_SIZE 5 MiB) keeps its static data below STACK_BASE and its heap
@@ -258,8 +258,6 @@ export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackByt
   /** @type {RealmArgs | null} */
   let expected = null;
   const note = realmStreak();
-  // prepare makes inst's spare realm, if inst is still idle; an instance
-  // that cannot make one is dropped.
   // keeps: whether inst, given back, would be kept.
   const keeps = (/** @type {Pooled} */ inst) => idle.length < maxIdle && inst.memory.buffer.byteLength <= IMAGE_BYTES + POOL_GROWTH;
   // image takes inst's image for realm (its prelude just called), when
@@ -270,6 +268,8 @@ export function makeQuickJSPool(wasmModule, memoryBytes, { maxIdle = 2, stackByt
     if (Number.isNaN(seedAt)) seedAt = findSeed(inst.QuickJS, inst.memory);
     if (seedAt >= 0) inst.image = takeImage(inst, realm, seedAt);
   };
+  // prepare makes inst's spare realm, if inst is still idle; an instance
+  // that cannot make one is dropped.
   const prepare = (/** @type {Pooled} */ inst) => {
     if (inst.spare || !idle.includes(inst)) return;
     inst.image = null;
