@@ -174,7 +174,7 @@ function restoreImage(inst) {
   const at = ctxPointer(img.realm.vm) + img.seedAt;
   view.setUint32(at, seed[0], true);
   view.setUint32(at + 4, seed[1], true);
-  if (img.realm.hooks) Object.assign(img.realm.hooks, { send: null, finish: null, violation: null });
+  if (img.realm.hooks) Object.assign(img.realm.hooks, { send: null, sendText: null, finish: null, violation: null });
   inst.spare = img.realm;
   return true;
 }
@@ -228,15 +228,62 @@ function findSeed(QuickJS, memory) {
 // host functions, which reach whatever hooks holds when they are called
 // (a realm made ahead gets its run's later), and e's fields.
 /** @param {any} v @param {Hooks} hooks @param {RealmArgs} e */
-const hostArgs = (v, hooks, e) => [
-  v.newFunction('send', (/** @type {any[]} */ ...a) => (hooks.send ? hooks.send(...a) : v.newString('~the program has not started'))),
-  v.newFunction('finish', (/** @type {any[]} */ ...a) => { hooks.finish?.(...a); }),
-  v.newFunction('violation', (/** @type {any[]} */ ...a) => { hooks.violation?.(...a); }),
-  v.newString(e.methods), v.newString(e.tools), v.newString(e.name), v.newNumber(e.maxToolCalls)];
+const hostArgs = (v, hooks, e) => {
+  const send = (/** @type {any[]} */ ...a) => (hooks.send ? hooks.send(...a) : v.newString('~the program has not started'));
+  directSend(v, send, hooks);
+  return [
+    v.newFunction('send', send),
+    v.newFunction('finish', (/** @type {any[]} */ ...a) => { hooks.finish?.(...a); }),
+    v.newFunction('violation', (/** @type {any[]} */ ...a) => { hooks.violation?.(...a); }),
+    v.newString(e.methods), v.newString(e.tools), v.newString(e.name), v.newNumber(e.maxToolCalls)];
+};
+
+// directSend gives the prelude's send (one call per ctx call) a shorter
+// way from QuickJS to the host than quickjs-emscripten's: its callback
+// wraps every host function call in a scope, a generator (for async
+// host functions) and a handle per argument and per result, ~20 % of a
+// ctx call's time in QuickJS (RATIONALE.md "Why does a ctx call skip
+// quickjs-emscripten's callback?"). Here send's two string arguments are
+// read and its answer (hooks.sendText: a string or a call id) is made
+// through the module's FFI directly. Any other host function, or a vm
+// of a build without these internals, takes the library's way.
+/** @param {any} vm @param {Function} send @param {Hooks} hooks */
+function directSend(vm, send, hooks) {
+  const cb = vm.cToHostCallbacks, ffi = vm.ffi, mod = vm.module, refs = vm.runtime?.hostRefs;
+  if (!cb || typeof cb.callFunction !== 'function' || !refs || typeof refs.get !== 'function' || !ffi || !mod) return;
+  for (const f of [ffi.QTS_GetString, ffi.QTS_FreeCString, ffi.QTS_ArgvGetJSValueConstPointer, ffi.QTS_NewString, ffi.QTS_NewFloat64,
+    mod.UTF8ToString, mod.lengthBytesUTF8, mod.stringToUTF8, mod._malloc, mod._free]) if (typeof f !== 'function') return;
+  const library = cb.callFunction;
+  const text = (/** @type {number} */ ctx, /** @type {number} */ argv, /** @type {number} */ i) => {
+    const c = ffi.QTS_GetString(ctx, ffi.QTS_ArgvGetJSValueConstPointer(argv, i));
+    const s = mod.UTF8ToString(c);
+    ffi.QTS_FreeCString(ctx, c);
+    return s;
+  };
+  // The answer is a new JSValue the C side takes (as the library's own
+  // answer is); 0 (undefined in QuickJS) only when malloc fails, the
+  // wasm memory at its cap.
+  cb.callFunction = (/** @type {number} */ ctx, /** @type {number} */ self, /** @type {number} */ argc, /** @type {number} */ argv, /** @type {number} */ id) => {
+    if (argc !== 2 || !hooks.sendText || refs.get(id) !== send) return library(ctx, self, argc, argv, id);
+    let r;
+    try {
+      r = hooks.sendText(text(ctx, argv, 0), text(ctx, argv, 1));
+    } catch (e) {
+      r = `~ctx call failed in the host: ${/** @type {any} */ (e)?.message ?? e}`;
+    }
+    if (typeof r === 'number') return ffi.QTS_NewFloat64(ctx, r);
+    const len = mod.lengthBytesUTF8(r) + 1, p = mod._malloc(len);
+    if (!p) return 0;
+    mod.stringToUTF8(r, p, len);
+    const v = ffi.QTS_NewString(ctx, p);
+    mod._free(p);
+    return v;
+  };
+}
 
 /**
  * @typedef {ReturnType<typeof realmArgs>} RealmArgs
- * @typedef {{send: Function | null, finish: Function | null, violation: Function | null}} Hooks
+ * @typedef {{send: Function | null, sendText?: Function | null, finish: Function | null, violation: Function | null}} Hooks
  * @typedef {{rt: any, vm: any, fn: any, kit: any, key: string, hooks: Hooks | null}} Spare fn: the prelude's function (not yet called), or kit: what its call made for key
  * @typedef {{QuickJS: QuickJSWASMModule, memory: WebAssembly.Memory, spare: Spare | null, image?: Image | null}} Pooled
  * @param {WebAssembly.Module} wasmModule @param {number} memoryBytes
@@ -566,10 +613,15 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
   // The prelude's three host functions (prelude.js): made here, or
   // reached through the hooks of a realm whose prelude was called ahead.
   const send = (method, json) => {
-    if (closed) return vm.newString('~the program has finished; ctx calls are closed');
-    const m = vm.getString(method), args = vm.getString(json);
+    const r = sendText(vm.getString(method), vm.getString(json));
+    return typeof r === 'number' ? vm.newNumber(r) : vm.newString(r);
+  };
+  // sendText is send on plain values (directSend's way): the call's id,
+  // or its answer given at once, or '~' and a refusal.
+  const sendText = (/** @type {string} */ m, /** @type {string} */ args) => {
+    if (closed) return '~the program has finished; ctx calls are closed';
     const n = args.length * 3 > lim.maxResultBytes ? utf8Length(args) : 0;
-    if (n > lim.maxResultBytes) return vm.newString(`~the arguments of ctx.${m} are ${n} bytes of JSON; the limit is ${lim.maxResultBytes}`);
+    if (n > lim.maxResultBytes) return `~the arguments of ctx.${m} are ${n} bytes of JSON; the limit is ${lim.maxResultBytes}`;
     const id = ++nextId;
     // With the door free (no call waits here), a call that ends inside
     // direct() is answered by send itself: one QuickJS step, no deliver.
@@ -582,20 +634,20 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
       }
       if (typeof r === 'string') {
         answeredNow++; // jobs() hands it over (flush)
-        return vm.newString(r);
+        return r;
       }
       inFlight++; // settle answers it
-      return vm.newNumber(id);
+      return id;
     }
     // Calls waiting here hold their arguments outside QuickJS: together
     // they may not exceed the program's memory either.
     if (queue.length && queued + args.length > lim.memoryBytes) {
-      return vm.newString(`~ctx.${m} refused: ${queue.length} ctx calls already wait with ${queued} bytes of arguments; the limit is memoryBytes=${lim.memoryBytes}`);
+      return `~ctx.${m} refused: ${queue.length} ctx calls already wait with ${queued} bytes of arguments; the limit is memoryBytes=${lim.memoryBytes}`;
     }
     queue.push({ t: 'call', id, method: m, args });
     queued += args.length;
     pump();
-    return vm.newNumber(id);
+    return id;
   };
   const finish = (ok, text, line) => {
     if (vm.dump(ok)) {
@@ -610,7 +662,7 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
   const violation = (message) => {
     if (!closed) post({ t: 'violation', message: vm.getString(message) });
   };
-  if (spare?.hooks) Object.assign(spare.hooks, { send, finish, violation });
+  if (spare?.hooks) Object.assign(spare.hooks, { send, sendText, finish, violation });
 
   // guard runs one step of QuickJS. A wasm fault (the host's stack
   // overflowing inside QuickJS, a trap) leaves the runtime unusable: the
@@ -675,7 +727,7 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
     } else {
       const fn = spare ? spare.fn : unwrap(vm.evalCode(PRELUDE, '<ptc-prelude>'));
       if (!fn) return;
-      const hooks = { send, finish, violation };
+      const hooks = { send, sendText, finish, violation };
       const args = hostArgs(vm, hooks, realm);
       const made = vm.callFunction(fn, vm.undefined, ...args);
       fn.dispose();
