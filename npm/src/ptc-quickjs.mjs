@@ -174,7 +174,7 @@ function restoreImage(inst) {
   const at = ctxPointer(img.realm.vm) + img.seedAt;
   view.setUint32(at, seed[0], true);
   view.setUint32(at + 4, seed[1], true);
-  if (img.realm.hooks) Object.assign(img.realm.hooks, { send: null, sendText: null, finish: null, violation: null });
+  if (img.realm.hooks) Object.assign(img.realm.hooks, { send: null, finish: null, violation: null });
   inst.spare = img.realm;
   return true;
 }
@@ -226,10 +226,15 @@ function findSeed(QuickJS, memory) {
 
 // hostArgs are the prelude's arguments for realm arguments e: its three
 // host functions, which reach whatever hooks holds when they are called
-// (a realm made ahead gets its run's later), and e's fields.
+// (a realm made ahead gets its run's later), and e's fields. hooks.send
+// takes and answers plain values (the call's id, or its answer given at
+// once, or '~' and a refusal); the library's way wraps them in handles.
 /** @param {any} v @param {Hooks} hooks @param {RealmArgs} e */
 const hostArgs = (v, hooks, e) => {
-  const send = (/** @type {any[]} */ ...a) => (hooks.send ? hooks.send(...a) : v.newString('~the program has not started'));
+  const send = (/** @type {any} */ method, /** @type {any} */ json) => {
+    const r = hooks.send ? hooks.send(v.getString(method), v.getString(json)) : '~the program has not started';
+    return typeof r === 'number' ? v.newNumber(r) : v.newString(r);
+  };
   directSend(v, send, hooks);
   return [
     v.newFunction('send', send),
@@ -244,7 +249,7 @@ const hostArgs = (v, hooks, e) => {
 // host functions) and a handle per argument and per result, ~20 % of a
 // ctx call's time in QuickJS (RATIONALE.md "Why does a ctx call skip
 // quickjs-emscripten's callback?"). Here send's two string arguments are
-// read and its answer (hooks.sendText: a string or a call id) is made
+// read and its answer (hooks.send's: a string or a call id) is made
 // through the module's FFI directly. Any other host function, or a vm
 // of a build without these internals, takes the library's way.
 /** @param {any} vm @param {Function} send @param {Hooks} hooks */
@@ -264,10 +269,10 @@ function directSend(vm, send, hooks) {
   // answer is); 0 (undefined in QuickJS) only when malloc fails, the
   // wasm memory at its cap.
   cb.callFunction = (/** @type {number} */ ctx, /** @type {number} */ self, /** @type {number} */ argc, /** @type {number} */ argv, /** @type {number} */ id) => {
-    if (argc !== 2 || !hooks.sendText || refs.get(id) !== send) return library(ctx, self, argc, argv, id);
+    if (argc !== 2 || !hooks.send || refs.get(id) !== send) return library(ctx, self, argc, argv, id);
     let r;
     try {
-      r = hooks.sendText(text(ctx, argv, 0), text(ctx, argv, 1));
+      r = hooks.send(text(ctx, argv, 0), text(ctx, argv, 1));
     } catch (e) {
       r = `~ctx call failed in the host: ${/** @type {any} */ (e)?.message ?? e}`;
     }
@@ -283,7 +288,7 @@ function directSend(vm, send, hooks) {
 
 /**
  * @typedef {ReturnType<typeof realmArgs>} RealmArgs
- * @typedef {{send: Function | null, sendText?: Function | null, finish: Function | null, violation: Function | null}} Hooks
+ * @typedef {{send: Function | null, finish: Function | null, violation: Function | null}} Hooks
  * @typedef {{rt: any, vm: any, fn: any, kit: any, key: string, hooks: Hooks | null}} Spare fn: the prelude's function (not yet called), or kit: what its call made for key
  * @typedef {{QuickJS: QuickJSWASMModule, memory: WebAssembly.Memory, spare: Spare | null, image?: Image | null}} Pooled
  * @param {WebAssembly.Module} wasmModule @param {number} memoryBytes
@@ -484,10 +489,10 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
     // disposal (~0.3 ms), which now comes after the host has it (and
     // after QuickJS returned: end may run inside it), or when the next
     // run asks the pool first. Deferred before post, so a task the host
-    // schedules on done runs after it.
-    // A run in its instance's image's realm gives the instance back after
-    // a failure too: the restore erases whatever the script did (a wasm
-    // fault excepted: retire drops that instance).
+    // schedules on done runs after it. A run in its instance's image's
+    // realm gives the instance back after a failure too: the restore
+    // erases whatever the script did (a wasm fault excepted: retire drops
+    // that instance).
     if (lent && (msg.ok || imaged())) pool.defer(retire);
     post(msg);
   };
@@ -612,13 +617,7 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
   // or '~' and a refusal (prelude.js).
   // The prelude's three host functions (prelude.js): made here, or
   // reached through the hooks of a realm whose prelude was called ahead.
-  const send = (method, json) => {
-    const r = sendText(vm.getString(method), vm.getString(json));
-    return typeof r === 'number' ? vm.newNumber(r) : vm.newString(r);
-  };
-  // sendText is send on plain values (directSend's way): the call's id,
-  // or its answer given at once, or '~' and a refusal.
-  const sendText = (/** @type {string} */ m, /** @type {string} */ args) => {
+  const send = (/** @type {string} */ m, /** @type {string} */ args) => {
     if (closed) return '~the program has finished; ctx calls are closed';
     const n = args.length * 3 > lim.maxResultBytes ? utf8Length(args) : 0;
     if (n > lim.maxResultBytes) return `~the arguments of ctx.${m} are ${n} bytes of JSON; the limit is ${lim.maxResultBytes}`;
@@ -662,7 +661,7 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
   const violation = (message) => {
     if (!closed) post({ t: 'violation', message: vm.getString(message) });
   };
-  if (spare?.hooks) Object.assign(spare.hooks, { send, sendText, finish, violation });
+  if (spare?.hooks) Object.assign(spare.hooks, { send, finish, violation });
 
   // guard runs one step of QuickJS. A wasm fault (the host's stack
   // overflowing inside QuickJS, a trap) leaves the runtime unusable: the
@@ -727,7 +726,7 @@ export async function runProgram(init, post, { stackBytes, wasmModule, memoryCap
     } else {
       const fn = spare ? spare.fn : unwrap(vm.evalCode(PRELUDE, '<ptc-prelude>'));
       if (!fn) return;
-      const hooks = { send, sendText, finish, violation };
+      const hooks = { send, finish, violation };
       const args = hostArgs(vm, hooks, realm);
       const made = vm.callFunction(fn, vm.undefined, ...args);
       fn.dispose();
