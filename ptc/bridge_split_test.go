@@ -1,0 +1,79 @@
+package ptc
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// splitArray and decodeString stand in for json.Unmarshal on every ctx
+// call's arguments: they must agree with it on every input, valid or not.
+func TestSplitArrayAgreesWithUnmarshal(t *testing.T) {
+	seeds := []string{
+		`[]`, ` [ ] `, `[""]`, `["read"]`, `["read",{}]`, `["read",null]`, `[ "a" , { "b" : [1, {"c": "]}"}] } , 3 ]`,
+		`["x\"y,z", "\\", "\u00e9\ud83d\ude00"]`, `[[],[[]],{}]`, `[1.5e3,-0,true,false,null]`, `["a",{"k":"v,]"}]` + "\n",
+		`[1,]`, `[`, `]`, `{}`, `"s"`, `12`, ``, `[1 2]`, `["a"`, `["\x"]`, `[1] [2]`, `null`, "[\"\t\"]",
+	}
+	f := func(t *testing.T, raw []byte) {
+		var want []json.RawMessage
+		werr := json.Unmarshal(raw, &want)
+		got, gerr := splitArray(raw)
+		if (werr == nil) != (gerr == nil) {
+			t.Fatalf("%q: Unmarshal err %v, splitArray err %v", raw, werr, gerr)
+		}
+		if werr != nil {
+			return
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%q: %d elements, Unmarshal has %d", raw, len(got), len(want))
+		}
+		for i := range want {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("%q: element %d is %q, Unmarshal's %q", raw, i, got[i], want[i])
+			}
+			var ws string
+			werr := json.Unmarshal(want[i], &ws)
+			isString := werr == nil && want[i][0] == '"'
+			var gs string
+			if ok := decodeString(got[i], &gs); ok != isString || gs != ws {
+				t.Fatalf("%q: decodeString(%q) = %q, %v; Unmarshal's %q, %v", raw, got[i], gs, ok, ws, werr)
+			}
+		}
+	}
+	for _, s := range seeds {
+		f(t, []byte(s))
+	}
+	t.Run("fuzz", func(t *testing.T) {
+		// Every prefix and every one-byte change of the seeds.
+		alphabet := []byte(`[]{}",:\ a0-e.tnul`)
+		for _, s := range seeds {
+			for i := 0; i <= len(s); i++ {
+				f(t, []byte(s[:i]))
+				for _, c := range alphabet {
+					b := []byte(s)
+					if i < len(b) {
+						b[i] = c
+						f(t, b)
+					}
+				}
+			}
+		}
+	})
+}
+
+func FuzzSplitArray(f *testing.F) {
+	f.Add([]byte(`["read",{"file_path":"a"}]`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var want []json.RawMessage
+		werr := json.Unmarshal(raw, &want)
+		got, gerr := splitArray(raw)
+		if (werr == nil) != (gerr == nil) || len(got) != len(want) {
+			t.Fatalf("%q: %v %v / %d %d", raw, werr, gerr, len(got), len(want))
+		}
+		for i := range want {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("%q: element %d %q vs %q", raw, i, got[i], want[i])
+			}
+		}
+	})
+}
