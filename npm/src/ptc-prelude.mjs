@@ -50,7 +50,7 @@ export const PRELUDE = String.raw`// The realm's side of the program engines, ev
   new E('probe');
   var csFile = CS.getFileName, csLine = CS.getLineNumber, csCol = CS.getColumnNumber, csName = CS.getFunctionName;
   var lines = new WM();
-  apply(setPrepare, E, [function (error, sites) {
+  var stackHook = function (error, sites) {
     var kept = [], text = '';
     for (var i = 0; i < sites.length; i++) {
       var s = sites[i];
@@ -60,7 +60,8 @@ export const PRELUDE = String.raw`// The realm's side of the program engines, ev
     }
     if (kept.length && (typeof error === 'object' || typeof error === 'function') && error !== null) apply(wmSet, lines, [error, apply(csLine, kept[0], [])]);
     return typeof userPrepare === 'function' ? userPrepare(error, kept) : text;
-  }]);
+  };
+  apply(setPrepare, E, [stackHook]);
   defineProperty(E, 'prepareStackTrace', { get: function () { return userPrepare; }, set: function (f) { userPrepare = f; }, enumerable: false, configurable: false });
 
   function reject(e) { return apply(preject, P, [e]); }
@@ -85,10 +86,27 @@ export const PRELUDE = String.raw`// The realm's side of the program engines, ev
     if (typeof id === 'string') return new P(function (resolve, reject) { now[nowTail++] = { resolve: resolve, reject: reject, text: id }; });
     return new P(function (resolve, reject) { pending[id] = { resolve: resolve, reject: reject }; });
   }
+  // hostError makes the error a ctx call rejects with. It runs when the
+  // host hands an answer over (deliver, flush), with no frame of the
+  // script on the stack, so the stack trace limit is 0 while it is made:
+  // its stack keeps no frame either way (stackHook keeps the script's
+  // own, and still runs, with no call sites), and walking and describing
+  // the prelude's frames cost a refused ctx call's QuickJS side 7 %.
+  var stl = getDesc(E, 'stackTraceLimit'), stlGet = stl && stl.get, stlSet = stl && stl.set;
+  function hostError(text) {
+    if (typeof stlGet !== 'function' || typeof stlSet !== 'function') return new E(text);
+    var limit = apply(stlGet, E, []);
+    apply(stlSet, E, [0]);
+    try {
+      return new E(text);
+    } finally {
+      apply(stlSet, E, [limit]);
+    }
+  }
   function answer(p, ok, text) {
-    if (!ok) { p.reject(new E(text)); return; }
+    if (!ok) { p.reject(hostError(text)); return; }
     var v;
-    try { v = parse(text); } catch (_) { p.reject(new E('ctx result is not JSON')); return; }
+    try { v = parse(text); } catch (_) { p.reject(hostError('ctx result is not JSON')); return; }
     p.resolve(v);
   }
   function deliver(id, ok, text) {

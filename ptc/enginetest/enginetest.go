@@ -216,6 +216,62 @@ func Run(t *testing.T, e ptc.Engine) {
 		})
 	})
 
+	// A ctx call's rejection is made outside the script's frames, with the
+	// stack trace limit at 0 for the while (prelude.js hostError): the
+	// script's own limit and prepareStackTrace are as it set them, its
+	// hook still sees each such error (with no call sites), and its own
+	// errors keep their frames.
+	t.Run("ctx_errors_keep_the_scripts_stack_settings", func(t *testing.T) {
+		h := NewHarness(t, e, files)
+		res := h.Program(t, map[string]any{
+			"source": src("async function run(ctx) {",
+				"  const out = {};",
+				"  Error.stackTraceLimit = 7;",
+				"  try { await ctx.tool('') } catch (e) { out.plain = [e.message, e.stack, e instanceof Error] }",
+				"  out.limit = Error.stackTraceLimit;",
+				"  const seen = [];",
+				"  Error.prepareStackTrace = (e, sites) => { seen.push(sites.length); return 'mine ' + sites.length };",
+				"  try { await ctx.tool('read', 5) } catch (e) { out.hooked = [e.message, e.stack] }",
+				"  out.own = new Error('own').stack;",
+				"  Error.prepareStackTrace = undefined;",
+				"  Error.stackTraceLimit = Infinity;",
+				"  try { await ctx.tool('') } catch (e) { out.inf = Error.stackTraceLimit }",
+				"  out.seen = seen;",
+				"  out.later = new Error('later').stack;",
+				"  return out;",
+				"}"),
+			"limits": map[string]any{"maxToolCalls": 5},
+		})
+		if res.ExitCode != 0 {
+			t.Fatalf("exit %d: %s", res.ExitCode, res.Output)
+		}
+		var got struct {
+			Plain, Hooked []any
+			Limit, Inf    any
+			Own, Later    string
+			Seen          []int
+		}
+		ScriptResult(t, res, &got)
+		if len(got.Plain) != 3 || got.Plain[0] != "ctx.tool(name, args): name must be a non-empty string" || got.Plain[1] != "" || got.Plain[2] != true {
+			t.Errorf("refused call's error: %v", got.Plain)
+		}
+		if got.Limit != float64(7) {
+			t.Errorf("Error.stackTraceLimit after a refused call = %v, want 7", got.Limit)
+		}
+		if got.Inf != nil { // Infinity, as JSON
+			t.Errorf("Error.stackTraceLimit after a refused call = %v, want Infinity (null in JSON)", got.Inf)
+		}
+		if len(got.Hooked) != 2 || got.Hooked[0] != `ctx.tool("read", args): args must be an object` || got.Hooked[1] != "mine 0" {
+			t.Errorf("error under the script's prepareStackTrace: %v", got.Hooked)
+		}
+		if !strings.HasPrefix(got.Own, "mine ") || got.Own == "mine 0" || len(got.Seen) < 2 || got.Seen[0] != 0 {
+			t.Errorf("the script's own error under its hook: %q, hook saw %v", got.Own, got.Seen)
+		}
+		if !strings.Contains(got.Later, "at run (") {
+			t.Errorf("a later error of the script has no frame of run: %q", got.Later)
+		}
+	})
+
 	t.Run("max_tool_calls", func(t *testing.T) {
 		h := NewHarness(t, e, files)
 		res := h.Program(t, map[string]any{
