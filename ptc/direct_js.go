@@ -75,8 +75,9 @@ func newDirect(ctx context.Context, b Bridge, maxInFlight, maxArgs int, wg *sync
 		closed   bool
 		inFlight int
 	)
+	// work hands a call to an idle worker; closeDoor closes it (under mu,
+	// where enter checks closed before it sends), which ends them.
 	work := make(chan *directCall)
-	quit := make(chan struct{})
 	run := func(c *directCall) {
 		ok, text := answer(ctx, b, c.method, c.raw, maxArgs)
 		mu.Lock()
@@ -90,21 +91,17 @@ func newDirect(ctx context.Context, b Bridge, maxInFlight, maxArgs int, wg *sync
 		wg.Done()
 	}
 	worker := func(c *directCall) {
-		for {
+		for ok := true; ok; c, ok = <-work {
 			run(c)
-			select {
-			case c = <-work:
-			case <-quit:
-				return
-			}
 		}
 	}
 	// enter takes one call: its answer, or detached when it waits on the
 	// event loop (settle answers it).
 	enter := func(id int, call string) (text string, detached bool) {
 		method, raw, _ := strings.Cut(call, " ")
+		c := &directCall{id: id, method: method, raw: raw}
 		mu.Lock()
-		msg := ""
+		msg, handed := "", false
 		switch {
 		case closed:
 			msg = "!the program has finished; ctx calls are closed"
@@ -113,15 +110,17 @@ func newDirect(ctx context.Context, b Bridge, maxInFlight, maxArgs int, wg *sync
 		default:
 			inFlight++
 			wg.Add(1)
+			select {
+			case work <- c: // an idle worker takes it (never blocks)
+				handed = true
+			default:
+			}
 		}
 		mu.Unlock()
 		if msg != "" {
 			return msg, false
 		}
-		c := &directCall{id: id, method: method, raw: raw}
-		select {
-		case work <- c: // an idle worker takes it
-		default:
+		if !handed {
 			go worker(c)
 		}
 		runtime.Gosched() // the worker runs until the call ends or waits
@@ -140,7 +139,7 @@ func newDirect(ctx context.Context, b Bridge, maxInFlight, maxArgs int, wg *sync
 		mu.Lock()
 		if !closed {
 			closed = true
-			close(quit)
+			close(work)
 		}
 		mu.Unlock()
 	}
