@@ -25,8 +25,11 @@ const routes = {
   tool: ['tools/read', {}],
   program: ['program', { source: 'async function run() { return 1 }' }],
   create: [null, {}], // POST /v1/sessions {}: a new session each time
+  // 100 ctx crossings (workerd.bench.mjs's ctx.tool('') row): less the
+  // program route, / 100, one crossing
+  crossing: ['program', { source: "async function run(ctx) { let n = 0; for (let i = 0; i < 100; i++) { try { await ctx.tool('') } catch { n++ } } return n }", limits: { maxToolCalls: 100 } }],
 };
-if (!routes[ROUTE]) throw new Error(`ROUTE must be tool, program or create, got ${ROUTE}`);
+if (!routes[ROUTE]) throw new Error(`ROUTE must be tool, program, create or crossing, got ${ROUTE}`);
 
 const sides = [];
 try {
