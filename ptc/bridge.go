@@ -25,6 +25,10 @@ type ToolCall struct {
 	OutputBytes int            `json:"output_bytes"`
 	Truncated   bool           `json:"truncated,omitempty"`
 	Metadata    map[string]any `json:"metadata,omitempty"`
+
+	// metaJSON: the call's metadata as JSON, decoded into Metadata (or
+	// its size, past maxRecordedMetadata) once, by records.
+	metaJSON json.RawMessage
 }
 
 // maxRecordedMetadata caps each nested call's metadata as kept in
@@ -167,6 +171,14 @@ func (b *bridge) records() []ToolCall {
 	defer b.mu.Unlock()
 	out := make([]ToolCall, 0, len(b.calls))
 	for _, c := range b.calls {
+		if c.metaJSON != nil {
+			if n := len(c.metaJSON); n > maxRecordedMetadata {
+				c.Metadata = map[string]any{"omitted": true, "bytes": n}
+			} else {
+				c.Metadata = decodeMetadata(c.metaJSON)
+			}
+			c.metaJSON = nil
+		}
 		out = append(out, *c)
 	}
 	return out
@@ -279,29 +291,24 @@ func (b *bridge) Call(ctx context.Context, method string, raw json.RawMessage) (
 	}
 
 	out, truncated := truncateUTF8(res.Output, b.p.maxOutputBytes)
-	meta := plainMetadata(res.Metadata)
+	metaJSON := metadataJSON(res.Metadata)
 	b.mu.Lock()
 	rec.Success, rec.ExitCode, rec.OutputBytes, rec.Truncated = res.ExitCode == 0, res.ExitCode, len(res.Output), truncated
-	rec.Metadata = capMetadata(meta)
+	rec.metaJSON = metaJSON
 	b.mu.Unlock()
 
-	switch h.returns {
-	case "result":
-		r := map[string]any{"name": name, "output": out, "exitCode": res.ExitCode, "metadata": meta}
-		if meta == nil {
-			r["metadata"] = map[string]any{}
-		}
-		if truncated {
-			r["truncated"] = true
-		}
-		if res.ErrorKind != nil {
-			r["errorKind"] = res.ErrorKind
+	if h.returns == "result" {
+		r := ctxResult{Name: name, Output: out, ExitCode: res.ExitCode, Metadata: metaJSON, Truncated: truncated, ErrorKind: res.ErrorKind}
+		if metaJSON == nil {
+			r.Metadata = json.RawMessage(`{}`)
 		}
 		if name == "read" && res.ExitCode == 0 {
-			r["text"] = plainText(out, meta)
+			text := plainText(out, decodeMetadata(metaJSON))
+			r.Text = &text
 		}
 		return json.Marshal(r)
 	}
+	meta := decodeMetadata(metaJSON)
 	if res.ExitCode != 0 {
 		return nil, fmt.Errorf("%s failed: %s", name, res.Output)
 	}
@@ -354,7 +361,7 @@ func (b *bridge) globAll(ctx context.Context, args, meta map[string]any, rec *To
 		if res.ExitCode != 0 {
 			return nil, fmt.Errorf("glob failed at cursor %s: %s", next, res.Output)
 		}
-		m := plainMetadata(res.Metadata)
+		m := decodeMetadata(metadataJSON(res.Metadata))
 		ps := globPaths("", m)
 		if len(all)+len(ps) > MaxGlobPaths {
 			return nil, fmt.Errorf("more than %d files match %v; narrow the pattern, or page with ctx.tool('glob', {pattern, cursor})", MaxGlobPaths, args["pattern"])
@@ -368,29 +375,40 @@ func (b *bridge) globAll(ctx context.Context, args, meta map[string]any, rec *To
 	return all, nil
 }
 
-// plainMetadata round-trips metadata through JSON so the script sees
-// exactly what a JS caller of the tool would.
-func plainMetadata(m map[string]any) map[string]any {
+// ctxResult is what ctx.tool and ctx.tools.x resolve to: the fields in
+// the order of their names, as json.Marshal writes a map's (the map it
+// replaced cost a third of a ctx read's Go time).
+type ctxResult struct {
+	ErrorKind *kernel.ErrorKind `json:"errorKind,omitempty"`
+	ExitCode  int               `json:"exitCode"`
+	Metadata  json.RawMessage   `json:"metadata"`
+	Name      string            `json:"name"`
+	Output    string            `json:"output"`
+	Text      *string           `json:"text,omitempty"`
+	Truncated bool              `json:"truncated,omitempty"`
+}
+
+// metadataJSON is a result's metadata as a JS caller of the tool sees it
+// (nil for none): marshalled once per call, and decoded only where the
+// bridge reads it (decodeMetadata).
+func metadataJSON(m map[string]any) json.RawMessage {
 	if m == nil {
 		return nil
 	}
 	b, err := json.Marshal(m)
 	if err != nil {
-		return map[string]any{"unserialisable": err.Error()}
+		b, _ = json.Marshal(map[string]any{"unserialisable": err.Error()})
+	}
+	return b
+}
+
+func decodeMetadata(b json.RawMessage) map[string]any {
+	if b == nil {
+		return nil
 	}
 	var out map[string]any
 	_ = json.Unmarshal(b, &out)
 	return out
-}
-
-func capMetadata(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	if b, _ := json.Marshal(m); len(b) > maxRecordedMetadata {
-		return map[string]any{"omitted": true, "bytes": len(b)}
-	}
-	return m
 }
 
 // truncateUTF8 cuts s to at most n bytes without splitting a rune.

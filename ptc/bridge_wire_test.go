@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/a3s-lab/code-wasm/kernel"
 )
 
 // splitArray and decodeString stand in for json.Unmarshal on every ctx
@@ -77,3 +79,48 @@ func FuzzSplitArray(f *testing.F) {
 		}
 	})
 }
+
+// ctxResult writes what the map it replaced wrote, byte for byte.
+func TestCtxResultMatchesTheMap(t *testing.T) {
+	kinds := []*kernel.ErrorKind{nil, {Type: kernel.ErrInvalidArgument, Message: "bad <arg> & more"}, {Type: kernel.ErrNotFound, Path: "a/b.txt"}}
+	metas := []map[string]any{nil, {}, {"range": map[string]any{"returned_lines": 3, "eof": true, "next_offset": nil}, "source_anchors": []string{"a.txt"}, "z": 1.5, "big": 1 << 40}}
+	for _, k := range kinds {
+		for _, m := range metas {
+			for _, tr := range []bool{false, true} {
+				for _, text := range []*string{nil, ptrTo("line <1>\n")} {
+					meta := decodeMetadata(metadataJSON(m))
+					old := map[string]any{"name": "read", "output": "out\u2028é\x01", "exitCode": 1, "metadata": meta}
+					if meta == nil {
+						old["metadata"] = map[string]any{}
+					}
+					if tr {
+						old["truncated"] = true
+					}
+					if k != nil {
+						old["errorKind"] = k
+					}
+					if text != nil {
+						old["text"] = *text
+					}
+					want, err := json.Marshal(old)
+					if err != nil {
+						t.Fatal(err)
+					}
+					r := ctxResult{Name: "read", Output: "out\u2028é\x01", ExitCode: 1, Metadata: metadataJSON(m), Truncated: tr, ErrorKind: k, Text: text}
+					if r.Metadata == nil {
+						r.Metadata = json.RawMessage(`{}`)
+					}
+					got, err := json.Marshal(r)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !bytes.Equal(got, want) {
+						t.Fatalf("struct\n%s\nmap\n%s", got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
