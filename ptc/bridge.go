@@ -26,8 +26,8 @@ type ToolCall struct {
 	Truncated   bool           `json:"truncated,omitempty"`
 	Metadata    map[string]any `json:"metadata,omitempty"`
 
-	// metaJSON: the call's metadata as JSON, decoded into Metadata (or
-	// its size, past maxRecordedMetadata) once, by records.
+	// metaJSON: the call's metadata as JSON (up to maxRecordedMetadata
+	// bytes), decoded into Metadata once, by records.
 	metaJSON json.RawMessage
 }
 
@@ -172,11 +172,7 @@ func (b *bridge) records() []ToolCall {
 	out := make([]ToolCall, 0, len(b.calls))
 	for _, c := range b.calls {
 		if c.metaJSON != nil {
-			if n := len(c.metaJSON); n > maxRecordedMetadata {
-				c.Metadata = map[string]any{"omitted": true, "bytes": n}
-			} else {
-				c.Metadata = decodeMetadata(c.metaJSON)
-			}
+			c.Metadata = decodeMetadata(c.metaJSON)
 			c.metaJSON = nil
 		}
 		out = append(out, *c)
@@ -210,7 +206,9 @@ func (b *bridge) Call(ctx context.Context, method string, raw json.RawMessage) (
 		return nil, fmt.Errorf("ctx.%s: %v", method, err)
 	}
 	a, err := splitArray(raw)
-	if err != nil {
+	if errors.Is(err, errNotArray) {
+		return nil, fmt.Errorf("ctx.%s: %v", method, err)
+	} else if err != nil {
 		return nil, fmt.Errorf("ctx.%s: arguments are not JSON: %v", method, err)
 	}
 	var (
@@ -294,7 +292,11 @@ func (b *bridge) Call(ctx context.Context, method string, raw json.RawMessage) (
 	metaJSON := metadataJSON(res.Metadata)
 	b.mu.Lock()
 	rec.Success, rec.ExitCode, rec.OutputBytes, rec.Truncated = res.ExitCode == 0, res.ExitCode, len(res.Output), truncated
-	rec.metaJSON = metaJSON
+	if n := len(metaJSON); n > maxRecordedMetadata {
+		rec.Metadata = map[string]any{"omitted": true, "bytes": n} // (not kept for the run)
+	} else {
+		rec.metaJSON = metaJSON
+	}
 	b.mu.Unlock()
 
 	if h.returns == "result" {
@@ -390,7 +392,10 @@ type ctxResult struct {
 
 // metadataJSON is a result's metadata as a JS caller of the tool sees it
 // (nil for none): marshalled once per call, and decoded only where the
-// bridge reads it (decodeMetadata).
+// bridge reads it (decodeMetadata). Metadata of other values than JSON's
+// own (a struct, json.RawMessage, json.Number: a Go tool's) goes through a
+// decode and a second marshal, so the script sees it as plain JSON (keys
+// in order, no duplicates), as it did when every call did that.
 func metadataJSON(m map[string]any) json.RawMessage {
 	if m == nil {
 		return nil
@@ -398,8 +403,45 @@ func metadataJSON(m map[string]any) json.RawMessage {
 	b, err := json.Marshal(m)
 	if err != nil {
 		b, _ = json.Marshal(map[string]any{"unserialisable": err.Error()})
+		return b
+	}
+	if !plainJSON(m, 0) {
+		var v any
+		if json.Unmarshal(b, &v) == nil {
+			b, _ = json.Marshal(v)
+		}
 	}
 	return b
+}
+
+// plainJSON reports whether v marshals as its own decoded form would:
+// maps of strings to such values, slices of them, strings, booleans,
+// null, numbers (depth-bounded: deeper is answered false).
+func plainJSON(v any, depth int) bool {
+	if depth > 32 {
+		return false
+	}
+	switch x := v.(type) {
+	case nil, string, bool, float64, float32, int, int64, int32, uint, uint64, uint32, []string, []int, []float64:
+		return true
+	case map[string]any:
+		for _, e := range x {
+			if !plainJSON(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, e := range x {
+			if !plainJSON(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	case map[string]string, map[string]int, map[string]bool:
+		return true
+	}
+	return false
 }
 
 func decodeMetadata(b json.RawMessage) map[string]any {
@@ -490,7 +532,7 @@ func splitArray(raw []byte) ([]json.RawMessage, error) {
 		return nil, nil // null: no arguments, as Unmarshal has it
 	}
 	if raw[i] != '[' {
-		return nil, fmt.Errorf("a JSON array was expected, got %.20s", raw[i:])
+		return nil, errNotArray
 	}
 	var out []json.RawMessage
 	depth, start := 0, -1
@@ -531,6 +573,8 @@ func splitArray(raw []byte) ([]json.RawMessage, error) {
 	}
 	return out, nil
 }
+
+var errNotArray = errors.New("the arguments must be a JSON array")
 
 func skipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {

@@ -124,3 +124,29 @@ func TestCtxResultMatchesTheMap(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// Metadata a Go tool fills with its own types reaches the script as plain
+// JSON, as the round trip through a map every call once made wrote it.
+func TestMetadataJSONIsPlain(t *testing.T) {
+	type S struct {
+		Zeta  int    `json:"zeta"`
+		Alpha string `json:"alpha"`
+	}
+	old := func(m map[string]any) []byte {
+		b, _ := json.Marshal(m)
+		var v map[string]any
+		_ = json.Unmarshal(b, &v)
+		b, _ = json.Marshal(v)
+		return b
+	}
+	for _, m := range []map[string]any{
+		{"s": S{Zeta: 1, Alpha: "a"}},
+		{"raw": json.RawMessage(`{"b":1,"a":2,"b":3}`)},
+		{"n": json.Number("1.50"), "deep": []any{map[string]any{"p": &S{Alpha: "<x>"}}}},
+		{"plain": map[string]any{"z": 1, "a": []any{"x", 2.5, nil, true}}, "paths": []string{"b", "a"}},
+	} {
+		if got, want := metadataJSON(m), old(m); !bytes.Equal(got, want) {
+			t.Errorf("%v: %s, want %s", m, got, want)
+		}
+	}
+}

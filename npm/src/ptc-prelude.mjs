@@ -90,12 +90,15 @@ export const PRELUDE = String.raw`// The realm's side of the program engines, ev
   // host hands an answer over (deliver, flush), with no frame of the
   // script on the stack, so the stack trace limit is 0 while it is made:
   // its stack keeps no frame either way (stackHook keeps the script's
-  // own, and still runs, with no call sites), and walking and describing
-  // the prelude's frames cost a refused ctx call's QuickJS side 7 %.
+  // own), and walking and describing the prelude's frames cost a refused
+  // ctx call's QuickJS side 7 %. Not while the script could see the
+  // limit: its own prepareStackTrace runs inside new E, and a limit that
+  // is not a number is converted (valueOf) by each error made.
   var stl = getDesc(E, 'stackTraceLimit'), stlGet = stl && stl.get, stlSet = stl && stl.set;
   function hostError(text) {
-    if (typeof stlGet !== 'function' || typeof stlSet !== 'function') return new E(text);
+    if (typeof stlGet !== 'function' || typeof stlSet !== 'function' || typeof userPrepare === 'function') return new E(text);
     var limit = apply(stlGet, E, []);
+    if (typeof limit !== 'number') return new E(text); // (an object's valueOf runs as it did)
     apply(stlSet, E, [0]);
     try {
       return new E(text);

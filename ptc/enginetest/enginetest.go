@@ -235,21 +235,26 @@ func Run(t *testing.T, e ptc.Engine) {
 				"  out.own = new Error('own').stack;",
 				"  Error.prepareStackTrace = undefined;",
 				"  Error.stackTraceLimit = Infinity;",
-				"  try { await ctx.tool('') } catch (e) { out.inf = Error.stackTraceLimit }",
+				"  try { await ctx.tool('') } catch (e) { out.inf = String(Error.stackTraceLimit) }",
+				"  Error.stackTraceLimit = 10;",
+				"  Error.prepareStackTrace = (e, sites) => 'limit ' + Error.stackTraceLimit + ', ' + sites.length + ' sites';",
+				"  try { await ctx.tool('') } catch (e) { out.seenLimit = e.stack }",
+				"  Error.prepareStackTrace = undefined;",
 				"  out.seen = seen;",
 				"  out.later = new Error('later').stack;",
 				"  return out;",
 				"}"),
-			"limits": map[string]any{"maxToolCalls": 5},
+			"limits": map[string]any{"maxToolCalls": 6},
 		})
 		if res.ExitCode != 0 {
 			t.Fatalf("exit %d: %s", res.ExitCode, res.Output)
 		}
 		var got struct {
-			Plain, Hooked []any
-			Limit, Inf    any
-			Own, Later    string
-			Seen          []int
+			Plain, Hooked  []any
+			Limit          any
+			Inf, SeenLimit string
+			Own, Later     string
+			Seen           []int
 		}
 		ScriptResult(t, res, &got)
 		if len(got.Plain) != 3 || got.Plain[0] != "ctx.tool(name, args): name must be a non-empty string" || got.Plain[1] != "" || got.Plain[2] != true {
@@ -258,8 +263,11 @@ func Run(t *testing.T, e ptc.Engine) {
 		if got.Limit != float64(7) {
 			t.Errorf("Error.stackTraceLimit after a refused call = %v, want 7", got.Limit)
 		}
-		if got.Inf != nil { // Infinity, as JSON
-			t.Errorf("Error.stackTraceLimit after a refused call = %v, want Infinity (null in JSON)", got.Inf)
+		if got.Inf != "Infinity" {
+			t.Errorf("Error.stackTraceLimit after a refused call = %v, want Infinity", got.Inf)
+		}
+		if got.SeenLimit != "limit 10, 0 sites" {
+			t.Errorf("the script's prepareStackTrace, for a refused call's error: %q, want the limit it set, no sites", got.SeenLimit)
 		}
 		if len(got.Hooked) != 2 || got.Hooked[0] != `ctx.tool("read", args): args must be an object` || got.Hooked[1] != "mine 0" {
 			t.Errorf("error under the script's prepareStackTrace: %v", got.Hooked)
