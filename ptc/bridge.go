@@ -1,6 +1,7 @@
 package ptc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -527,16 +528,16 @@ func splitArray(raw []byte) ([]json.RawMessage, error) {
 		var v any
 		return nil, json.Unmarshal(raw, &v) // its syntax error, with its offset
 	}
-	i := skipSpace(raw, 0)
-	if raw[i] == 'n' {
+	raw = bytes.TrimLeft(raw, jsonSpace)
+	if raw[0] == 'n' {
 		return nil, nil // null: no arguments, as Unmarshal has it
 	}
-	if raw[i] != '[' {
+	if raw[0] != '[' {
 		return nil, errNotArray
 	}
 	var out []json.RawMessage
 	depth, start := 0, -1
-	for ; i < len(raw); i++ {
+	for i := 0; i < len(raw); i++ {
 		switch c := raw[i]; c {
 		case '"':
 			if depth == 1 && start < 0 {
@@ -560,7 +561,7 @@ func splitArray(raw []byte) ([]json.RawMessage, error) {
 			}
 			if depth == 0 || (depth == 1 && c == ',') {
 				if start >= 0 {
-					out = append(out, json.RawMessage(trimSpace(raw[start:i])))
+					out = append(out, json.RawMessage(bytes.TrimRight(raw[start:i], jsonSpace)))
 				}
 				start = -1
 			}
@@ -576,19 +577,8 @@ func splitArray(raw []byte) ([]json.RawMessage, error) {
 
 var errNotArray = errors.New("the arguments must be a JSON array")
 
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return b
-}
+// jsonSpace is JSON's whitespace.
+const jsonSpace = " \t\n\r"
 
 // decodeString sets *s to the JSON string raw: directly when it has no
 // escape, else through encoding/json. False when raw is not a string.
