@@ -1266,5 +1266,27 @@ export default [
    "}"
   ],
   "note": "finding 6: an RE2 program over the instruction limit is refused up front"
+ },
+ {
+  "name": "args_case_variant_keys",
+  "category": "args",
+  "expect": "contained",
+  "source": [
+   "async function run(ctx) {",
+   "  const tries = [",
+   "    { file_path: 'ok.txt', FILE_PATH: 'pwned.txt', content: 'x' },",
+   "    { FILE_PATH: 'pwned.txt', file_path: 'ok.txt', content: 'x' },",
+   "    { File_Path: 'pwned.txt', content: 'x' },",
+   "    { file_path: 'pwned.txt', content: 'x', Content: 'y' },",
+   "  ];",
+   "  for (const a of tries) {",
+   "    const r = await ctx.tool('write', a);",
+   "    if (r.exitCode === 0) return 'escaped: write took ' + JSON.stringify(a);",
+   "  }",
+   "  const r = await ctx.tool('read', { file_path: 'ok.txt' });",
+   "  return r.exitCode === 0 ? 'escaped: ok.txt written' : 'contained';",
+   "}"
+  ],
+  "note": "ctx.tool's object reaches the kernel as the script wrote it (2026-12-03, no longer re-marshalled from a map): keys that only a case-insensitive decode would take are refused by the tool's schema before it runs; pwned.txt must not be written"
  }
 ];
