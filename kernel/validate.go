@@ -29,9 +29,14 @@ type schemaCache struct {
 }
 
 type compiled struct {
+	_    [0]func() // never compared: no equality function in the wasm
 	once sync.Once
 	sch  *jsonschema.Schema
 	err  error
+	// quick is the built-in schema's quickSchema (nil: outside the subset),
+	// made once, before and without the jsonschema compile.
+	qonce sync.Once
+	quick *quickSchema
 }
 
 func newSchemaCache() *schemaCache {
@@ -56,6 +61,11 @@ func (noLoader) Load(url string) (any, error) {
 // get compiles schema once; builtin skips the meta-schema check (see
 // BuiltinSchema).
 func (c *schemaCache) get(schema []byte, builtin bool) (*jsonschema.Schema, error) {
+	return c.compile(c.entry(schema, builtin), schema, builtin)
+}
+
+// entry is schema's cache entry, made on first sight.
+func (c *schemaCache) entry(schema []byte, builtin bool) *compiled {
 	m := c.m
 	if builtin {
 		m = c.builtin
@@ -67,6 +77,21 @@ func (c *schemaCache) get(schema []byte, builtin bool) (*jsonschema.Schema, erro
 		m[string(schema)] = e
 	}
 	c.mu.Unlock()
+	return e
+}
+
+// quickOf is a built-in schema's quickSchema, or nil.
+func (e *compiled) quickOf(schema []byte) *quickSchema {
+	e.qonce.Do(func() {
+		if len(schema) <= MaxSchemaBytes {
+			e.quick = compileQuick(schema)
+		}
+	})
+	return e.quick
+}
+
+// compile compiles e's schema once.
+func (c *schemaCache) compile(e *compiled, schema []byte, builtin bool) (*jsonschema.Schema, error) {
 	e.once.Do(func() {
 		if len(schema) > MaxSchemaBytes {
 			e.err = fmt.Errorf("schema is %d bytes, over the %d-byte limit", len(schema), MaxSchemaBytes)
@@ -117,7 +142,15 @@ func validateWith(c *schemaCache, tool string, schema, args json.RawMessage, bui
 		}
 		return nil
 	}
-	sch, err := c.get(schema, builtin)
+	e := c.entry(schema, builtin)
+	// A built-in tool's arguments go to jsonschema only when the quick
+	// validator cannot say they are valid (quick.go).
+	if builtin {
+		if q := e.quickOf(schema); q != nil && q.valid(inst, 0) {
+			return nil
+		}
+	}
+	sch, err := c.compile(e, schema, builtin)
 	if err != nil {
 		return InvalidArgument("%s: tool schema is invalid: %s", tool, capText(err.Error(), MaxSchemaErrorBytes))
 	}

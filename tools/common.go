@@ -69,6 +69,7 @@ func jsonTypeName(goType string) string {
 
 // page is the shared pagination state (REFERENCE.md §2, pagination.rs).
 type page struct {
+	_              [0]func() // never compared: no equality function in the wasm
 	Offset         int
 	RequestedLimit int
 	AppliedLimit   int
