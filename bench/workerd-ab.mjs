@@ -40,7 +40,7 @@ try {
     writeFileSync(join(project, '.dev.vars'), 'ALLOW_UNAUTHENTICATED=true\n');
     rig.bundleApp({ project, state: join(project, 'state'), env: rig.wranglerEnv(scratch), vars: { ALLOW_UNAUTHENTICATED: 'true' } });
     const dev = await rig.startWorkerd({ project, ready: async (b) => (await fetch(`${b}/v1/stats`)).ok });
-    sides.push({ root, scratch, dev, p50s: [] });
+    sides.push({ root, scratch, dev, p50s: [], means: [] });
   }
   const call = async (side, path, body) => {
     const res = await fetch(side.dev.base + path, { method: 'POST', body: JSON.stringify(body) });
@@ -62,13 +62,14 @@ try {
         await call(s, s.path, body);
         lat.push(performance.now() - t0);
       }
+      s.means.push(lat.reduce((a, b) => a + b, 0) / N);
       lat.sort((a, b) => a - b);
       s.p50s.push(lat[N >> 1]);
     }
   }
   const med = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
   console.log(`${ROUTE} route, ${WARM} warm-up requests each, ${ROUNDS} rounds x ${N} alternating${PAUSE ? `, each after a ${PAUSE} ms pause` : ''}, load ${loadavg()[0].toFixed(1)}`);
-  for (const s of sides) console.log(`| ${s.root} | median p50 ${med(s.p50s).toFixed(2)} ms | best ${Math.min(...s.p50s).toFixed(2)} ms |`);
+  for (const s of sides) console.log(`| ${s.root} | median p50 ${med(s.p50s).toFixed(2)} ms | best ${Math.min(...s.p50s).toFixed(2)} ms | median mean ${med(s.means).toFixed(2)} ms (${(1000 / med(s.means)).toFixed(0)} req/s sequential) |`);
 } finally {
   for (const s of sides) {
     await s.dev.stop();
