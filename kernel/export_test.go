@@ -24,5 +24,5 @@ func ValidateWithRemotes(schema, inst json.RawMessage, remotes map[string][]byte
 	return validateWith(c, "suite", schema, inst, false)
 }
 
-// SchemaCacheLen reports how many schemas the kernel compiled.
+// SchemaCacheLen reports how many distinct schemas the kernel's cache has seen.
 func (k *Kernel) SchemaCacheLen() int { return k.schemas.Len() }

@@ -43,7 +43,8 @@ func newSchemaCache() *schemaCache {
 	return &schemaCache{m: map[string]*compiled{}, builtin: map[string]*compiled{}}
 }
 
-// Len reports how many schemas were compiled (or failed to).
+// Len reports how many distinct schemas the cache has seen (compiled, failed
+// to, or so far only checked by the quick validator).
 func (c *schemaCache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
