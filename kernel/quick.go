@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"encoding/json"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -46,15 +47,6 @@ const (
 	qObject
 )
 
-func indexOf(list []string, s string) int {
-	for i, x := range list {
-		if x == s {
-			return i
-		}
-	}
-	return -1
-}
-
 // compileQuick builds the quickSchema of schema, or nil when schema uses
 // anything outside the subset (or is not one JSON object).
 func compileQuick(schema []byte) *quickSchema {
@@ -80,7 +72,7 @@ func quickFrom(v any, depth int) *quickSchema {
 			}
 			for _, e := range ts {
 				s, _ := e.(string)
-				i := indexOf(quickTypes[:], s)
+				i := slices.Index(quickTypes[:], s)
 				if i < 0 {
 					return nil
 				}
@@ -129,9 +121,9 @@ func quickFrom(v any, depth int) *quickSchema {
 				return nil
 			}
 		default:
-			i := indexOf(quickBounds[:], k)
+			i := slices.Index(quickBounds[:], k)
 			if i < 0 {
-				if indexOf(quickAnnotations[:], k) < 0 {
+				if slices.Index(quickAnnotations[:], k) < 0 {
 					return nil
 				}
 				continue
@@ -198,7 +190,7 @@ func (q *quickSchema) valid(v any, depth int) bool {
 		if !q.typeOK(qString) || (q.has&3 != 0 && !q.within(0, int64(utf8.RuneCountInString(x)))) {
 			return false
 		}
-		return !q.hasEnum || indexOf(q.enum, x) >= 0
+		return !q.hasEnum || slices.Index(q.enum, x) >= 0
 	case []any:
 		if !q.typeOK(qArray) || q.hasEnum || !q.within(2, int64(len(x))) {
 			return false

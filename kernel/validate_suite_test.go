@@ -1,7 +1,6 @@
 package kernel_test
 
 import (
-	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,18 +9,13 @@ import (
 	"github.com/a3s-lab/code-wasm/kernel"
 )
 
-// suiteDir is the JSON-Schema test suite, next to the repository.
-const suiteDir = "../../shared/data/json-schema-test-suite"
-
 // TestSchemaSuiteDraft2020 runs every required draft 2020-12 case
 // (optional/ excluded) through the kernel's validator; remote $refs are
 // served from the suite's remotes directory, in memory.
 func TestSchemaSuiteDraft2020(t *testing.T) {
-	if _, err := os.Stat(suiteDir); err != nil {
-		t.Skipf("JSON-Schema test suite not found at %s (%v); skipping", suiteDir, err)
-	}
+	groups := kernel.ReadSuite(t)
 	remotes := map[string][]byte{}
-	rdir := filepath.Join(suiteDir, "remotes")
+	rdir := filepath.Join(kernel.SuiteDir, "remotes")
 	err := filepath.WalkDir(rdir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -37,35 +31,13 @@ func TestSchemaSuiteDraft2020(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, _ := filepath.Glob(filepath.Join(suiteDir, "tests", "draft2020-12", "*.json"))
-	if len(files) == 0 {
-		t.Fatal("no draft2020-12 test files")
-	}
 	cases := 0
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var groups []struct {
-			Description string          `json:"description"`
-			Schema      json.RawMessage `json:"schema"`
-			Tests       []struct {
-				Description string          `json:"description"`
-				Data        json.RawMessage `json:"data"`
-				Valid       bool            `json:"valid"`
-			} `json:"tests"`
-		}
-		if err := json.Unmarshal(b, &groups); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		for _, g := range groups {
-			for _, tc := range g.Tests {
-				cases++
-				e := kernel.ValidateWithRemotes(g.Schema, tc.Data, remotes)
-				if got := e == nil; got != tc.Valid {
-					t.Errorf("%s: %s / %s: valid=%v, want %v (%v)", filepath.Base(f), g.Description, tc.Description, got, tc.Valid, e)
-				}
+	for _, g := range groups {
+		for _, tc := range g.Tests {
+			cases++
+			e := kernel.ValidateWithRemotes(g.Schema, tc.Data, remotes)
+			if got := e == nil; got != tc.Valid {
+				t.Errorf("%s: %s / %s: valid=%v, want %v (%v)", g.File, g.Description, tc.Description, got, tc.Valid, e)
 			}
 		}
 	}
