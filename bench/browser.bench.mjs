@@ -5,12 +5,16 @@
 //               a Worker -> its ready message;
 //   round trip: `await session.tool('read', ...)` from the page, vs page ->
 //               Worker postMessage -> a Promise-returning Go no-op -> page.
+// Beside them, code.wasm's own fetch + compileStreaming in a Worker (no Go,
+// none of the package's JS): what any start of this module costs before
+// its first instruction runs, the lower bound of the session's ready.
 // Goals: ready <= 2.5x, round trip <= 3x. Each cold start is a fresh page
 // of one browser (HTTP cache warm for both), A/B alternated.
 //   node bench/browser.bench.mjs      (needs make build; Debian's chromium)
 //   RUNS=7 CALLS=1000 node bench/browser.bench.mjs
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { launch, server, freshProfile, removeProfile, repo } from '../web/test/browser.mjs';
 import { buildBareFloor } from './bare-floor.mjs';
@@ -23,6 +27,7 @@ const CALLS = Number(process.env.CALLS || 500);
 const WARM = Number(process.env.WARM || 3000);
 // The floor: bench/bare-floor.mjs.
 const tmp = buildBareFloor();
+writeFileSync(join(tmp, 'compile.js'), "WebAssembly.compileStreaming(fetch('/npm/dist/code.wasm')).then(() => postMessage(1));\n");
 
 const srv = await server([['/bare/', tmp]]);
 const profile = freshProfile();
@@ -38,9 +43,9 @@ try {
       await page.close();
     }
   };
-  const bareReady = () => new Promise((resolve) => {
+  const bareReady = (script = '/bare/worker.js') => new Promise((resolve) => {
     const t0 = performance.now();
-    const w = new Worker('/bare/worker.js');
+    const w = new Worker(script);
     w.onmessage = () => { resolve(performance.now() - t0); w.terminate(); };
   });
   const sessionReady = async () => {
@@ -54,10 +59,12 @@ try {
   };
   // A warm-up of each (HTTP cache, the browser's wasm code cache).
   await onPage(bareReady);
+  await onPage(bareReady, '/bare/compile.js');
   await onPage(sessionReady);
-  const ready = { bare: [], session: [] };
+  const ready = { bare: [], compile: [], session: [] };
   for (let i = 0; i < RUNS; i++) {
     ready.bare.push(await onPage(bareReady));
+    ready.compile.push(await onPage(bareReady, '/bare/compile.js'));
     ready.session.push(await onPage(sessionReady));
   }
   // Round trips in one page, rounds interleaved.
@@ -114,18 +121,19 @@ try {
     }
   })();
   const version = ctx.browser()?.version() ?? execFileSync(process.env.CHROMIUM ?? '/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim();
-  const rS = median(ready.session), rB = median(ready.bare);
+  const rS = median(ready.session), rB = median(ready.bare), rC = median(ready.compile);
   const tS = median(trips.tool.slice(1)), tB = median(trips.bare.slice(1));
   const ok = (b) => (b ? 'met' : 'MISSED');
   console.log(`Chromium ${version}, ${RUNS} cold pages each (median); round trips in one page: 5 rounds of ${CALLS} calls of each, ${WARM} more of each, 5 rounds again (the first round of each five dropped, median), load ${loadavg()[0].toFixed(1)}\n`);
   console.log('| measure | session API | bare Go wasm in a Worker | ratio | goal |');
   console.log('|---|---:|---:|---:|---|');
   console.log(`| ready (ms): createSession + first tool('read') vs the bare Worker's ready | ${rS.toFixed(0)} | ${rB.toFixed(0)} | ${(rS / rB).toFixed(2)}x | <= 2.5x: ${ok(rS / rB <= 2.5)} |`);
+  console.log(`| code.wasm fetched + compiled in a Worker, nothing run (the lower bound of ready) vs the bare Worker's ready | ${rC.toFixed(0)} | ${rB.toFixed(0)} | ${(rC / rB).toFixed(2)}x | |`);
   const eS = median(trips.early.tool.slice(1)), eB = median(trips.early.bare.slice(1));
   console.log(`| round trip (us), the page's first ${5 * CALLS} calls of each (V8 tiering up) | ${eS.toFixed(0)} | ${eB.toFixed(0)} | ${(eS / eB).toFixed(2)}x | |`);
   console.log(`| round trip (us): tool('read') vs page -> Worker -> Go Promise -> page, after ${WARM} more calls of each | ${tS.toFixed(0)} | ${tB.toFixed(0)} | ${(tS / tB).toFixed(2)}x | <= 3x: ${ok(tS / tB <= 3)} |`);
   console.log(`| Go entries (count): createSession + first tool('read') / per tool('read') round trip | ${entries.ready} / ${entries.perCall.toFixed(2)} | – / 2 | | |`);
-  console.log(`\ncold (ms): session ${ready.session.map((x) => x.toFixed(0)).join(' ')}; bare ${ready.bare.map((x) => x.toFixed(0)).join(' ')}`);
+  console.log(`\ncold (ms): session ${ready.session.map((x) => x.toFixed(0)).join(' ')}; code.wasm compiled ${ready.compile.map((x) => x.toFixed(0)).join(' ')}; bare ${ready.bare.map((x) => x.toFixed(0)).join(' ')}`);
   console.log(`round trips (us), first rounds: session ${trips.early.tool.map((x) => x.toFixed(0)).join(' ')}; bare ${trips.early.bare.map((x) => x.toFixed(0)).join(' ')}`);
   console.log(`round trips (us), after the warm-up: session ${trips.tool.map((x) => x.toFixed(0)).join(' ')}; bare ${trips.bare.map((x) => x.toFixed(0)).join(' ')}`);
 } finally {

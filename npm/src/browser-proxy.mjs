@@ -11,9 +11,12 @@
 // Host-dispatcher calls (hooks, confirmations…) come back from the worker
 // and run here, on the page, with the user's functions.
 
-import { getModule } from './browser-wasm.mjs';
-
-export function startWorkerApi() {
+// getModule: browser-wasm.mjs's, passed in by entry-browser.mjs, which
+// imports both modules side by side: one level of module fetches fewer
+// before code.wasm's fetch starts (RATIONALE.md "Why does the browser
+// entry start its Worker on import?").
+/** @param {() => Promise<WebAssembly.Module>} getModule */
+export function startWorkerApi(getModule) {
   const worker = new Worker(new URL('./browser-worker.mjs', import.meta.url), { type: 'module', name: 'code-wasm' });
   // The page fetches and compiles code.wasm (V8 compiles off the thread)
   // while the Worker's own scripts still load, and hands it the Module; on

@@ -8,9 +8,11 @@
 // rest of the session API is imported: its script, the fetch and compile
 // of code.wasm and Go's start run while the page still loads session.mjs
 // and its imports (RATIONALE.md "Why does the browser entry start its
-// Worker on import?"). Only browser-proxy.mjs and errors.mjs, which import
-// nothing, are imported statically.
+// Worker on import?"). Only browser-proxy.mjs, browser-wasm.mjs and
+// errors.mjs, which import nothing, are imported statically: the page
+// fetches all three at once, then starts code.wasm's fetch.
 import { startWorkerApi } from './browser-proxy.mjs';
+import { getModule } from './browser-wasm.mjs';
 
 // WorkerGlobalScope is read off globalThis: a page's types (lib dom) do not declare it.
 const WGS = /** @type {any} */ (globalThis).WorkerGlobalScope;
@@ -20,14 +22,14 @@ let workerApi = null;
 // The in-thread path is imported only when used, so a page never loads
 // the Go runtime's glue (wasm_exec.js) it does not run.
 async function loadInThread() {
-  const [{ loadApi }, { getModule }] = await Promise.all([import('./loader.mjs'), import('./browser-wasm.mjs')]);
+  const { loadApi } = await import('./loader.mjs');
   return loadApi(getModule);
 }
 
 function getApi() {
   if (inWorker || typeof Worker === 'undefined') return loadInThread();
   if (!workerApi) {
-    workerApi = startWorkerApi().catch((e) => {
+    workerApi = startWorkerApi(getModule).catch((e) => {
       workerApi = null; // a failed start may be retried
       throw e;
     });
