@@ -162,7 +162,9 @@ console.log(`| process start -> createSession + first read (ms) vs bare ready | 
 console.log(`| awaited call (us): tool('read') vs async no-op | ${callS.toFixed(1)} | ${callH.toFixed(1)} | ${(callS / callH).toFixed(2)}x | <= 3x: ${ok(callS / callH <= 3)} |`);
 console.log(`| the same tool('read') with a no-op JS pre_tool_use hook (us) | ${warm(per.hooked).toFixed(1)} | | +${(warm(per.hooked) - callS).toFixed(1)} us per JS callback | |`);
 console.log(`| sync call (us): toolNames() vs sync no-op | ${syncS.toFixed(2)} | ${syncH.toFixed(2)} | ${(syncS / syncH).toFixed(2)}x | |`);
-console.log(`| wasm raw / gzip -9 / brotli -q11 (MB) | ${mb(raw.length)} / ${mb(gz)} / ${mb(br)} | ${mb(helloRaw.length)} / ${mb(gzipSync(helloRaw, { level: 9 }).length)} / - | | gzip <= 2.0 MB: ${ok(gz <= 2.0e6)} |`);
+// The size goal (<= 2.0 MiB gzip -9) is the core build's, "what exists
+// today" in issue 18: size.bench.mjs measures it; this row is the shipped build.
+console.log(`| wasm raw / gzip -9 / brotli -q11 (MB), the shipped (full) build | ${mb(raw.length)} / ${mb(gz)} / ${mb(br)} | ${mb(helloRaw.length)} / ${mb(gzipSync(helloRaw, { level: 9 }).length)} / - | | the 2.0 MiB goal is the core build's: size.bench.mjs |`);
 console.log(`| first call aborted (a grep over 100 MB, fresh process): ms from the abort's due time to the rejection, median of ${abortRuns.length} (-1: it finished first) | ${median(abortRuns).toFixed(0)} | | | <= 200 ms: ${ok(median(abortRuns) <= 200)} |`);
 console.log(`| cold program, timeoutMs 300, returning 42: engine_start_ms, median of ${programRuns.length} (-1: it failed) | ${median(programRuns).toFixed(0)} | | | succeeds: ${ok(programRuns.every((x) => x >= 0))} |`);
 console.log(`\ncold runs (ms): session ${cold.session.map((x) => x.toFixed(0)).join(' ')}; hello ${cold.hello.map((x) => x.toFixed(0)).join(' ')}`);

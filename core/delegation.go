@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/a3s-lab/code-wasm/agent"
@@ -80,7 +81,7 @@ func (s *Session) Tasks(ctx context.Context, ts []agent.TaskSpec, o TaskOptions)
 }
 
 // ErrNoDelegation: Task or Tasks on a session created with NoDelegation.
-var ErrNoDelegation = fmt.Errorf("delegation is off for this session (manualDelegationEnabled: false)")
+var ErrNoDelegation = errors.New("delegation is off for this session (manualDelegationEnabled: false)")
 
 // BackgroundTask returns a background task's state (wait: until it
 // finished or ctx ends); false when the session started no task id.

@@ -336,12 +336,22 @@ func retryAfter(v string) int64 {
 
 // nonPublic lists the ranges web_fetch never reaches besides those netip
 // classifies (loopback, private, link-local, multicast, unspecified).
+// Built from bytes, not parsed: netip's parser at package init put 27 KB of
+// wasm body, which V8 compiles on first call, into every start.
 var nonPublic = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"), netip.MustParsePrefix("100.64.0.0/10"), netip.MustParsePrefix("192.0.0.0/24"),
-	netip.MustParsePrefix("192.0.2.0/24"), netip.MustParsePrefix("198.18.0.0/15"), netip.MustParsePrefix("198.51.100.0/24"),
-	netip.MustParsePrefix("203.0.113.0/24"), netip.MustParsePrefix("240.0.0.0/4"), netip.MustParsePrefix("64:ff9b::/96"),
-	netip.MustParsePrefix("64:ff9b:1::/48"), netip.MustParsePrefix("2001:db8::/32"), netip.MustParsePrefix("2002::/16"),
-	netip.MustParsePrefix("100::/64"),
+	v4(0, 0, 0, 0, 8), v4(100, 64, 0, 0, 10), v4(192, 0, 0, 0, 24), v4(192, 0, 2, 0, 24),
+	v4(198, 18, 0, 0, 15), v4(198, 51, 100, 0, 24), v4(203, 0, 113, 0, 24), v4(240, 0, 0, 0, 4),
+	v6(0x0064, 0xff9b, 0, 96), v6(0x0064, 0xff9b, 1, 48), v6(0x2001, 0x0db8, 0, 32), v6(0x2002, 0, 0, 16),
+	v6(0x0100, 0, 0, 64),
+}
+
+// v4 is the prefix a.b.c.d/bits; v6 is h0:h1:h2::/bits.
+func v4(a, b, c, d byte, bits int) netip.Prefix {
+	return netip.PrefixFrom(netip.AddrFrom4([4]byte{a, b, c, d}), bits)
+}
+
+func v6(h0, h1, h2 uint16, bits int) netip.Prefix {
+	return netip.PrefixFrom(netip.AddrFrom16([16]byte{byte(h0 >> 8), byte(h0), byte(h1 >> 8), byte(h1), byte(h2 >> 8), byte(h2)}), bits)
 }
 
 // publicAddr is nil for a public unicast address, else an error saying

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -266,6 +267,30 @@ func TestWebFetchArguments(t *testing.T) {
 		{"url": "https://example.com", "max_chars": 0}, {"url": "https://example.com", "engine": "x"}} {
 		if _, err := webFetch(t, nil, args); kernelKind(err) != "invalid_argument" {
 			t.Errorf("%v: %v", args, err)
+		}
+	}
+}
+
+// Every reserved range web_fetch refuses beyond netip's own classes (the
+// nonPublic list, parsed on first use), at both ends and IPv4-mapped, and
+// public neighbours of them that stay allowed.
+func TestPublicAddrReservedRanges(t *testing.T) {
+	for _, c := range []struct{ ip, prefix string }{
+		{"0.1.2.3", "0.0.0.0/8"}, {"100.64.0.0", "100.64.0.0/10"}, {"100.127.255.255", "100.64.0.0/10"},
+		{"192.0.0.9", "192.0.0.0/24"}, {"192.0.2.1", "192.0.2.0/24"}, {"198.19.255.1", "198.18.0.0/15"},
+		{"198.51.100.7", "198.51.100.0/24"}, {"203.0.113.200", "203.0.113.0/24"}, {"250.1.1.1", "240.0.0.0/4"},
+		{"::ffff:100.64.1.1", "100.64.0.0/10"}, {"64:ff9b::808:808", "64:ff9b::/96"}, {"64:ff9b:1::1", "64:ff9b:1::/48"},
+		{"2001:db8::1", "2001:db8::/32"}, {"2002:c000:201::1", "2002::/16"}, {"100::1", "100::/64"},
+	} {
+		err := publicAddr(netip.MustParseAddr(c.ip))
+		if err == nil || !strings.Contains(err.Error(), "is reserved ("+c.prefix+")") {
+			t.Errorf("%s: %v, want reserved (%s)", c.ip, err, c.prefix)
+		}
+	}
+	for _, ip := range []string{"1.1.1.1", "100.63.255.255", "100.128.0.0", "198.17.255.255", "198.20.0.0",
+		"203.0.114.1", "239.255.255.255", "2606:4700::1111", "64:ff9b:2::1", "::ffff:8.8.8.8"} {
+		if err := publicAddr(netip.MustParseAddr(ip)); err != nil && strings.Contains(err.Error(), "is reserved") {
+			t.Errorf("%s: %v, want no reserved range", ip, err)
 		}
 	}
 }

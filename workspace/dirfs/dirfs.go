@@ -3,7 +3,6 @@ package dirfs
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"path"
 	"slices"
@@ -42,7 +41,16 @@ type backend interface {
 
 // errEscape is the error of a path that a symbolic link leads out of the
 // root: the workspace's path-escape error.
-var errEscape = fmt.Errorf("%w (through a symbolic link)", workspace.ErrPathEscape)
+var errEscape error = escapeError{}
+
+// escapeError reads as workspace.ErrPathEscape with the symbolic link
+// named, and is it for errors.Is (no fmt at package init).
+type escapeError struct{}
+
+func (escapeError) Error() string {
+	return workspace.ErrPathEscape.Error() + " (through a symbolic link)"
+}
+func (escapeError) Unwrap() error { return workspace.ErrPathEscape }
 
 // errNotRegular refuses devices, sockets and FIFOs: reading one could
 // block or have effects.
