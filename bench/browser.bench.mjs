@@ -27,7 +27,9 @@ const CALLS = Number(process.env.CALLS || 500);
 const WARM = Number(process.env.WARM || 3000);
 // The floor: bench/bare-floor.mjs.
 const tmp = buildBareFloor();
-writeFileSync(join(tmp, 'compile.js'), "WebAssembly.compileStreaming(fetch('/npm/dist/code.wasm')).then(() => postMessage(1));\n");
+// A failed fetch or compile posts why, and fails the run (bareReady)
+// instead of hanging it.
+writeFileSync(join(tmp, 'compile.js'), "WebAssembly.compileStreaming(fetch('/npm/dist/code.wasm')).then(() => postMessage(1), (e) => postMessage({ error: String(e) }));\n");
 
 const srv = await server([['/bare/', tmp]]);
 const profile = freshProfile();
@@ -43,10 +45,16 @@ try {
       await page.close();
     }
   };
-  const bareReady = (script = '/bare/worker.js') => new Promise((resolve) => {
+  const bareReady = (script = '/bare/worker.js') => new Promise((resolve, reject) => {
     const t0 = performance.now();
     const w = new Worker(script);
-    w.onmessage = () => { resolve(performance.now() - t0); w.terminate(); };
+    w.onmessage = (e) => {
+      const ms = performance.now() - t0;
+      w.terminate();
+      if (e.data?.error) reject(new Error(`${script}: ${e.data.error}`));
+      else resolve(ms);
+    };
+    w.onerror = (e) => { reject(new Error(`${script}: ${e.message}`)); w.terminate(); };
   });
   const sessionReady = async () => {
     const t0 = performance.now();

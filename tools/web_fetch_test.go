@@ -272,23 +272,47 @@ func TestWebFetchArguments(t *testing.T) {
 }
 
 // Every reserved range web_fetch refuses beyond netip's own classes (the
-// nonPublic list, parsed on first use), at both ends and IPv4-mapped, and
-// public neighbours of them that stay allowed.
+// nonPublic list, built from bytes at package init): both ends of each
+// range, IPv4-mapped forms, and the public neighbour just outside each end
+// (where it is not itself in another refused class).
 func TestPublicAddrReservedRanges(t *testing.T) {
-	for _, c := range []struct{ ip, prefix string }{
-		{"0.1.2.3", "0.0.0.0/8"}, {"100.64.0.0", "100.64.0.0/10"}, {"100.127.255.255", "100.64.0.0/10"},
-		{"192.0.0.9", "192.0.0.0/24"}, {"192.0.2.1", "192.0.2.0/24"}, {"198.19.255.1", "198.18.0.0/15"},
-		{"198.51.100.7", "198.51.100.0/24"}, {"203.0.113.200", "203.0.113.0/24"}, {"250.1.1.1", "240.0.0.0/4"},
-		{"::ffff:100.64.1.1", "100.64.0.0/10"}, {"64:ff9b::808:808", "64:ff9b::/96"}, {"64:ff9b:1::1", "64:ff9b:1::/48"},
-		{"2001:db8::1", "2001:db8::/32"}, {"2002:c000:201::1", "2002::/16"}, {"100::1", "100::/64"},
-	} {
-		err := publicAddr(netip.MustParseAddr(c.ip))
-		if err == nil || !strings.Contains(err.Error(), "is reserved ("+c.prefix+")") {
-			t.Errorf("%s: %v, want reserved (%s)", c.ip, err, c.prefix)
+	ranges := []struct{ prefix, first, last string }{
+		{"0.0.0.0/8", "0.0.0.1", "0.255.255.255"},
+		{"100.64.0.0/10", "100.64.0.0", "100.127.255.255"},
+		{"192.0.0.0/24", "192.0.0.0", "192.0.0.255"},
+		{"192.0.2.0/24", "192.0.2.0", "192.0.2.255"},
+		{"198.18.0.0/15", "198.18.0.0", "198.19.255.255"},
+		{"198.51.100.0/24", "198.51.100.0", "198.51.100.255"},
+		{"203.0.113.0/24", "203.0.113.0", "203.0.113.255"},
+		{"240.0.0.0/4", "240.0.0.0", "255.255.255.254"},
+		{"64:ff9b::/96", "64:ff9b::", "64:ff9b::ffff:ffff"},
+		{"64:ff9b:1::/48", "64:ff9b:1::", "64:ff9b:1:ffff:ffff:ffff:ffff:ffff"},
+		{"2001:db8::/32", "2001:db8::", "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff"},
+		{"2002::/16", "2002::", "2002:ffff:ffff:ffff:ffff:ffff:ffff:ffff"},
+		{"100::/64", "100::", "100::ffff:ffff:ffff:ffff"},
+	}
+	reserved := func(ip, prefix string) {
+		t.Helper()
+		err := publicAddr(netip.MustParseAddr(ip))
+		if err == nil || !strings.Contains(err.Error(), "is reserved ("+prefix+")") {
+			t.Errorf("%s: %v, want reserved (%s)", ip, err, prefix)
 		}
 	}
-	for _, ip := range []string{"1.1.1.1", "100.63.255.255", "100.128.0.0", "198.17.255.255", "198.20.0.0",
-		"203.0.114.1", "239.255.255.255", "2606:4700::1111", "64:ff9b:2::1", "::ffff:8.8.8.8"} {
+	for _, r := range ranges {
+		reserved(r.first, r.prefix)
+		reserved(r.last, r.prefix)
+		if a := netip.MustParseAddr(r.first); a.Is4() {
+			reserved("::ffff:"+r.first, r.prefix)
+			reserved("::ffff:"+r.last, r.prefix)
+		}
+	}
+	// The addresses just outside each end, public or refused for another
+	// reason, but never as one of these ranges.
+	for _, ip := range []string{"1.0.0.0", "100.63.255.255", "100.128.0.0", "191.255.255.255", "192.0.1.0",
+		"192.0.3.0", "198.17.255.255", "198.20.0.0", "198.51.99.255", "198.51.101.0", "203.0.112.255", "203.0.114.0",
+		"239.255.255.255", "64:ff9a:ffff:ffff:ffff:ffff:ffff:ffff", "64:ff9b::1:0:0", "64:ff9b:0:ffff:ffff:ffff:ffff:ffff",
+		"64:ff9b:2::", "2001:db7:ffff:ffff:ffff:ffff:ffff:ffff", "2001:db9::", "2001:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+		"2003::", "ff::ffff:ffff:ffff:ffff:ffff", "100:0:0:1::", "2606:4700::1111", "::ffff:8.8.8.8"} {
 		if err := publicAddr(netip.MustParseAddr(ip)); err != nil && strings.Contains(err.Error(), "is reserved") {
 			t.Errorf("%s: %v, want no reserved range", ip, err)
 		}
