@@ -225,7 +225,11 @@ func TestWebFetchRefusesNonPublicBeforeConnecting(t *testing.T) {
 	s := newWebServer(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "reached") })
 	port := s.URL[strings.LastIndex(s.URL, ":")+1:]
 	targets := []string{s.URL, "http://[::1]:" + port + "/", "http://169.254.169.254/latest/meta-data/",
-		"http://10.0.0.1/", "http://localhost:" + port + "/", "http://[::ffff:127.0.0.1]:" + port + "/", "http://0.0.0.0:" + port + "/"}
+		"http://10.0.0.1/", "http://localhost:" + port + "/", "http://[::ffff:127.0.0.1]:" + port + "/", "http://0.0.0.0:" + port + "/",
+		// Reserved ranges netip does not classify: shared address space,
+		// NAT64 of 127.0.0.1, 6to4 of 127.0.0.1, benchmarking, the old class E.
+		"http://100.64.0.1/", "http://[64:ff9b::7f00:1]:" + port + "/", "http://[2002:7f00:1::1]:" + port + "/",
+		"http://198.18.0.1/", "http://240.0.0.1/"}
 	for _, u := range targets {
 		_, err := webFetch(t, nil, map[string]any{"url": u})
 		if kernelKind(err) != "invalid_argument" || !strings.Contains(err.Error(), "only public addresses") {
